@@ -1,0 +1,1 @@
+"""errkb: turns pasted errors into answers from a curated, bilingual knowledge base."""

@@ -1,0 +1,373 @@
+"""The KB entry model (the seed format) and its validation.
+
+An :class:`Entry` keeps the JSON object it was loaded from (``raw``) untouched, so unknown keys
+and exact values survive load → export; typed properties read from it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import re2
+
+ID_PATTERN = re.compile(r"^[a-z0-9._-]+/[a-z0-9._-]+$")
+VERIFICATION_TIERS = ("ai_generated", "human_reviewed", "community_verified", "expert_verified")
+RESOLVABLE_VALUES = (True, False, "true", "false", "partial")
+GRAPH_LINKS = ("leads_to", "preceded_by", "frequently_confused_with")
+# An exported seed carries crowd-updated rates; these keys keep the authored priors beside them,
+# so re-importing an export never counts the same votes twice.
+SEED_PRIOR_KEY = "seed_success_rate"
+SEED_EVIDENCE_KEY = "seed_evidence_count"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a seed file, located by file and JSON path."""
+
+    file: str
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.path}: {self.message}" if self.path else f"{self.file}: {self.message}"
+
+
+def compile_regex(pattern: str) -> re2._Regexp:
+    """Compile ``pattern`` in RE2 (linear time); raises ``re2.error`` with RE2's reason."""
+    options = re2.Options()
+    options.log_errors = False
+    return re2.compile(pattern, options)
+
+
+def regex_error(pattern: str) -> str | None:
+    """RE2's reason why ``pattern`` does not compile, or None when it does."""
+    try:
+        compile_regex(pattern)
+    except re2.error as exc:
+        reason = exc.args[0] if exc.args else str(exc)
+        if isinstance(reason, bytes):
+            reason = reason.decode("utf-8", "replace")
+        return f"RE2 cannot compile it: {reason}"
+    return None
+
+
+@dataclass(frozen=True)
+class DeadEnd:
+    action: str
+    why_fails: str
+    fail_rate: float
+    text_zh: str | None
+
+
+@dataclass(frozen=True)
+class Workaround:
+    index: int
+    action: str
+    how: str
+    condition: str
+    success_rate: float
+    prior: float
+    text_zh: str | None
+    sources: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One error in the KB. ``raw`` is the seed JSON object exactly as loaded."""
+
+    raw: dict[str, Any]
+    source: str = ""
+    workarounds: tuple[Workaround, ...] = field(init=False)
+    dead_ends: tuple[DeadEnd, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        zh_w = self.raw.get("workarounds_zh") or []
+        zh_d = self.raw.get("dead_ends_zh") or []
+        works = tuple(
+            Workaround(
+                index=i,
+                action=w.get("action") or w.get("how") or "",
+                how=w.get("how") or "",
+                condition=w.get("condition") or "",
+                success_rate=float(w.get("success_rate") or 0.0),
+                prior=float(w.get(SEED_PRIOR_KEY, w.get("success_rate")) or 0.0),
+                text_zh=zh_w[i] if i < len(zh_w) and zh_w[i] else None,
+                sources=tuple(w.get("sources") or ()),
+            )
+            for i, w in enumerate(self.raw.get("workarounds") or [])
+        )
+        ends = tuple(
+            DeadEnd(
+                action=d.get("action") or "",
+                why_fails=d.get("why_fails") or "",
+                fail_rate=float(d.get("fail_rate") or 0.0),
+                text_zh=zh_d[i] if i < len(zh_d) and zh_d[i] else None,
+            )
+            for i, d in enumerate(self.raw.get("dead_ends") or [])
+        )
+        object.__setattr__(self, "workarounds", works)
+        object.__setattr__(self, "dead_ends", ends)
+
+    def _str(self, key: str) -> str:
+        value = self.raw.get(key)
+        return value if isinstance(value, str) else ""
+
+    @property
+    def id(self) -> str:
+        return self._str("id")
+
+    @property
+    def domain(self) -> str:
+        return self._str("domain")
+
+    @property
+    def signature(self) -> str:
+        return self._str("signature")
+
+    @property
+    def signature_zh(self) -> str:
+        return self._str("signature_zh")
+
+    @property
+    def regex(self) -> str:
+        return self._str("regex")
+
+    @property
+    def root_cause(self) -> str:
+        return self._str("root_cause")
+
+    @property
+    def root_cause_zh(self) -> str:
+        return self._str("root_cause_zh")
+
+    @property
+    def aliases(self) -> tuple[str, ...]:
+        return tuple(a for a in self.raw.get("aliases") or () if isinstance(a, str))
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        return tuple(t for t in self.raw.get("tags") or () if isinstance(t, str))
+
+    @property
+    def versions(self) -> tuple[str, ...]:
+        return tuple(v["version"] for v in self.raw.get("versions") or () if v.get("version"))
+
+    @property
+    def official_doc_url(self) -> str | None:
+        return self.raw.get("official_doc_url") or None
+
+    @property
+    def verification_tier(self) -> str:
+        return self._str("verification_tier") or "ai_generated"
+
+    @property
+    def confidence(self) -> float:
+        value = self.raw.get("confidence")
+        return float(value) if isinstance(value, int | float) else 0.5
+
+    @property
+    def evidence_count(self) -> int:
+        """The authored evidence count (before any crowd votes)."""
+        value = self.raw.get(SEED_EVIDENCE_KEY, self.raw.get("evidence_count"))
+        return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+    @property
+    def resolvable(self) -> str:
+        value = self.raw.get("resolvable")
+        if value is True:
+            return "true"
+        if value is False:
+            return "false"
+        return value if value in ("true", "false", "partial") else "partial"
+
+    def links(self, kind: str) -> tuple[str, ...]:
+        graph = self.raw.get("transition_graph") or {}
+        return tuple(graph.get(kind) or ())
+
+
+# --- validation -------------------------------------------------------------------------------
+
+_TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", bool: "true or false",
+               list: "a list", dict: "an object", type(None): "null"}
+
+
+def _type_name(value: Any) -> str:
+    return _TYPE_NAMES.get(type(value), type(value).__name__)
+
+
+class _Checker:
+    """Collects every problem in one entry rather than stopping at the first."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.problems: list[Problem] = []
+
+    def add(self, path: str, message: str) -> None:
+        self.problems.append(Problem(self.file, path, message))
+
+    def typed(self, obj: dict, key: str, path: str, kinds: tuple[type, ...], required: bool = True) -> Any:
+        """The value of ``obj[key]`` if it has one of ``kinds``; reports and returns None otherwise."""
+        if key not in obj:
+            if required:
+                self.add(path, "missing required field")
+            return None
+        value = obj[key]
+        ok = isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds)
+        if not ok:
+            wanted = " or ".join(_TYPE_NAMES.get(k, k.__name__) for k in kinds)
+            self.add(path, f"expected {wanted}, got {_type_name(value)}")
+            return None
+        return value
+
+    def rate(self, obj: dict, key: str, path: str, required: bool = True) -> None:
+        value = self.typed(obj, key, path, (int, float) if required else (int, float, type(None)), required)
+        if isinstance(value, int | float) and not 0.0 <= value <= 1.0:
+            self.add(path, f"must be between 0 and 1, got {value}")
+
+    def text_list(self, obj: dict, key: str, path: str, required: bool = False) -> list | None:
+        values = self.typed(obj, key, path, (list,), required)
+        for i, item in enumerate(values or []):
+            if not isinstance(item, str):
+                self.add(f"{path}[{i}]", f"expected a string, got {_type_name(item)}")
+        return values
+
+    def date(self, obj: dict, key: str) -> None:
+        value = self.typed(obj, key, key, (str, type(None)), required=False)
+        if isinstance(value, str):
+            try:
+                dt.date.fromisoformat(value)
+                if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+                    raise ValueError
+            except ValueError:
+                self.add(key, f"expected a date as YYYY-MM-DD, got {value!r}")
+
+
+def validate_entry(raw: Any, file: str, expected_id: str | None = None) -> list[Problem]:
+    """Every problem with one entry object; ``expected_id`` comes from its path, when known."""
+    check = _Checker(file)
+    if not isinstance(raw, dict):
+        check.add("", f"expected a JSON object, got {_type_name(raw)}")
+        return check.problems
+
+    entry_id = check.typed(raw, "id", "id", (str,))
+    if entry_id is not None:
+        if not ID_PATTERN.match(entry_id):
+            check.add("id", f"must be domain/slug in lowercase [a-z0-9._-], got {entry_id!r}")
+        elif expected_id and entry_id != expected_id:
+            check.add("id", f"is {entry_id!r} but the file's place says {expected_id!r}")
+    domain = check.typed(raw, "domain", "domain", (str,))
+    if entry_id and domain and ID_PATTERN.match(entry_id) and entry_id.split("/")[0] != domain:
+        check.add("domain", f"{domain!r} does not match the id's domain {entry_id.split('/')[0]!r}")
+
+    for key in ("signature", "root_cause"):
+        value = check.typed(raw, key, key, (str,))
+        if value is not None and not value.strip():
+            check.add(key, "must not be empty")
+    for key in ("signature_zh", "root_cause_zh", "category", "root_cause_type", "locale"):
+        check.typed(raw, key, key, (str,), required=False)
+    for key in ("subcategory", "official_doc_section", "error_code"):
+        check.typed(raw, key, key, (str, type(None)), required=False)
+
+    pattern = check.typed(raw, "regex", "regex", (str,))
+    if pattern is not None:
+        if not pattern.strip():
+            check.add("regex", "must not be empty")
+        elif (reason := regex_error(pattern)) is not None:
+            check.add("regex", reason)
+
+    url = check.typed(raw, "official_doc_url", "official_doc_url", (str, type(None)), required=False)
+    if url and not re.match(r"^https?://[^\s]+$", url):
+        check.add("official_doc_url", f"expected an http(s) URL, got {url!r}")
+
+    for key in ("aliases", "tags"):
+        check.text_list(raw, key, key)
+
+    _validate_versions(check, raw)
+    _validate_actions(check, raw)
+
+    os_notes = check.typed(raw, "os_specific", "os_specific", (dict,), required=False)
+    for os_name, note in (os_notes or {}).items():
+        if not isinstance(note, str):
+            check.add(f"os_specific.{os_name}", f"expected a string, got {_type_name(note)}")
+
+    graph = check.typed(raw, "transition_graph", "transition_graph", (dict,), required=False)
+    for kind, ids in (graph or {}).items():
+        if kind not in GRAPH_LINKS:
+            check.add(f"transition_graph.{kind}", f"unknown link kind; expected one of {', '.join(GRAPH_LINKS)}")
+        check.text_list(graph, kind, f"transition_graph.{kind}")
+
+    tier = check.typed(raw, "verification_tier", "verification_tier", (str,), required=False)
+    if tier is not None and tier not in VERIFICATION_TIERS:
+        check.add("verification_tier", f"expected one of {', '.join(VERIFICATION_TIERS)}, got {tier!r}")
+    check.rate(raw, "confidence", "confidence", required=False)
+    check.rate(raw, "fix_success_rate", "fix_success_rate", required=False)
+    if "resolvable" in raw and raw["resolvable"] not in RESOLVABLE_VALUES:
+        check.add("resolvable", f"expected true, false or \"partial\", got {raw['resolvable']!r}")
+    for key in ("first_seen", "last_confirmed", "last_updated"):
+        check.date(raw, key)
+    evidence = check.typed(raw, "evidence_count", "evidence_count", (int,), required=False)
+    if evidence is not None and evidence < 0:
+        check.add("evidence_count", f"must not be negative, got {evidence}")
+    return check.problems
+
+
+def _validate_versions(check: _Checker, raw: dict) -> None:
+    versions = check.typed(raw, "versions", "versions", (list,), required=False)
+    for i, version in enumerate(versions or []):
+        path = f"versions[{i}]"
+        if not isinstance(version, dict):
+            check.add(path, f"expected an object, got {_type_name(version)}")
+            continue
+        check.typed(version, "version", f"{path}.version", (str,))
+        for key in ("introduced", "deprecated", "removed", "behavior_change", "status"):
+            check.typed(version, key, f"{path}.{key}", (str, type(None)), required=False)
+
+
+def _validate_actions(check: _Checker, raw: dict) -> None:
+    workarounds = check.typed(raw, "workarounds", "workarounds", (list,))
+    for i, item in enumerate(workarounds or []):
+        path = f"workarounds[{i}]"
+        if not isinstance(item, dict):
+            check.add(path, f"expected an object, got {_type_name(item)}")
+            continue
+        action = check.typed(item, "action", f"{path}.action", (str,))
+        if action is not None and not action.strip() and not str(item.get("how") or "").strip():
+            check.add(f"{path}.action", "must not be empty")
+        check.rate(item, "success_rate", f"{path}.success_rate")
+        for key in ("how", "condition"):
+            check.typed(item, key, f"{path}.{key}", (str,), required=False)
+        check.text_list(item, "sources", f"{path}.sources")
+
+    dead_ends = check.typed(raw, "dead_ends", "dead_ends", (list,), required=False)
+    for i, item in enumerate(dead_ends or []):
+        path = f"dead_ends[{i}]"
+        if not isinstance(item, dict):
+            check.add(path, f"expected an object, got {_type_name(item)}")
+            continue
+        check.typed(item, "action", f"{path}.action", (str,), required=False)
+        why = check.typed(item, "why_fails", f"{path}.why_fails", (str,))
+        if why is not None and not why.strip() and not str(item.get("action") or "").strip():
+            check.add(f"{path}.why_fails", "must not be empty when action is empty")
+        check.rate(item, "fail_rate", f"{path}.fail_rate")
+        check.typed(item, "condition", f"{path}.condition", (str,), required=False)
+        check.text_list(item, "sources", f"{path}.sources")
+
+    for key, originals in (("workarounds_zh", workarounds), ("dead_ends_zh", dead_ends)):
+        translations = check.text_list(raw, key, key)
+        if translations is not None and originals is not None and len(translations) != len(originals):
+            base = key.removesuffix("_zh")
+            check.add(key, f"has {len(translations)} items but {base} has {len(originals)}; "
+                           "they must align one to one")
+
+
+def dangling_links(entries: dict[str, Entry]) -> Iterator[Problem]:
+    """Problems for transition_graph ids that name no entry."""
+    for entry in entries.values():
+        for kind in GRAPH_LINKS:
+            for i, target in enumerate(entry.links(kind)):
+                if target not in entries:
+                    yield Problem(entry.source, f"transition_graph.{kind}[{i}]", f"no entry has id {target!r}")

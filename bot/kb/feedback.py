@@ -1,0 +1,116 @@
+"""Crowd feedback maths: reaction state, vote polarity, success rates and ranking.
+
+A reader's vote on a workaround comes from the reactions (and buttons) they currently hold there:
+👍 only → up, 👎 only → down, both or neither → no vote. Each reaction keeps the timestamp of the
+last event that touched it, and an event older than that is ignored, so any sequence of
+add/remove events — repeated, duplicated or delivered out of order — ends in the state the
+message really shows.
+
+Success rate is the posterior mean of a Beta prior centred on the seed's ``success_rate``::
+
+    n0    = 2 + 8 * confidence                 (prior weight, in pseudo-votes)
+    rate  = (p0 * n0 + up) / (n0 + up + down)
+
+and workarounds are ranked by a lower bound of that posterior (mean − 1.2816·sd, a one-sided
+90% bound), so a single 👍 cannot lift a weak workaround above a well-established one.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+UP_REACTIONS = frozenset({"+1", "thumbsup", "thumbs_up"})
+DOWN_REACTIONS = frozenset({"-1", "thumbsdown", "thumbs_down"})
+BUTTON_UP = "button:up"
+BUTTON_DOWN = "button:down"
+LOWER_BOUND_Z = 1.2816
+
+
+def reaction_polarity(name: str) -> int:
+    """+1 for a 👍 reaction (any skin tone), -1 for 👎, 0 for anything else."""
+    base = name.split("::", 1)[0]
+    if base in UP_REACTIONS or name == BUTTON_UP:
+        return 1
+    if base in DOWN_REACTIONS or name == BUTTON_DOWN:
+        return -1
+    return 0
+
+
+@dataclass(frozen=True)
+class Mark:
+    """Whether one reaction (or button choice) is held, as of the event time ``at``."""
+
+    present: bool
+    at: float
+
+
+Ledger = Mapping[str, Mark]
+
+
+def apply_event(ledger: Ledger, token: str, present: bool, at: float) -> dict[str, Mark]:
+    """The ledger after an add (``present``) or remove of ``token`` at time ``at``.
+
+    An event older than what the ledger already knows about ``token`` changes nothing; at the
+    same instant a removal wins, so a duplicated add/remove pair settles on "removed".
+    """
+    updated = dict(ledger)
+    known = updated.get(token)
+    if known is None or at > known.at or (at == known.at and not present):
+        updated[token] = Mark(present, at)
+    return updated
+
+
+def choose_button(ledger: Ledger, vote: int, at: float) -> dict[str, Mark]:
+    """The ledger after a Worked (+1) / Didn't work (-1) click: that button held, the other released."""
+    held, released = (BUTTON_UP, BUTTON_DOWN) if vote > 0 else (BUTTON_DOWN, BUTTON_UP)
+    return apply_event(apply_event(ledger, released, False, at), held, True, at)
+
+
+def vote_of(ledger: Ledger) -> int:
+    """The user's effective vote: +1, -1, or 0 when they hold both or neither."""
+    up = any(m.present and reaction_polarity(t) > 0 for t, m in ledger.items())
+    down = any(m.present and reaction_polarity(t) < 0 for t, m in ledger.items())
+    return int(up) - int(down)
+
+
+@dataclass(frozen=True)
+class Tally:
+    """Current votes on one workaround."""
+
+    up: int = 0
+    down: int = 0
+
+    def moved(self, before: int, after: int) -> Tally:
+        """The tally after one user's vote changed from ``before`` to ``after``."""
+        return Tally(self.up + (after > 0) - (before > 0), self.down + (after < 0) - (before < 0))
+
+
+def prior_weight(confidence: float) -> float:
+    """How many votes the seed's prior is worth: 2 for an unsure entry, 10 for a certain one."""
+    return 2.0 + 8.0 * min(max(confidence, 0.0), 1.0)
+
+
+def success_rate(prior: float, confidence: float, tally: Tally) -> float:
+    """Posterior mean success rate of a workaround."""
+    n0 = prior_weight(confidence)
+    return (prior * n0 + tally.up) / (n0 + tally.up + tally.down)
+
+
+def rate_lower_bound(prior: float, confidence: float, tally: Tally) -> float:
+    """A one-sided 90% lower bound of the success rate, used to rank workarounds."""
+    n = prior_weight(confidence) + tally.up + tally.down
+    mean = success_rate(prior, confidence, tally)
+    return max(0.0, mean - LOWER_BOUND_Z * math.sqrt(mean * (1.0 - mean) / (n + 1.0)))
+
+
+def fix_success_rate(rates: Iterable[float]) -> float:
+    """The entry's overall fix rate: the mean of its workarounds' live success rates."""
+    values = list(rates)
+    return sum(values) / len(values) if values else 0.0
+
+
+def evidence_count(seed_evidence: int, distinct_voters: int) -> int:
+    """Independent reports behind an entry: the seed's count plus every distinct voter."""
+    return seed_evidence + distinct_voters
