@@ -295,7 +295,7 @@ def validate_entry(raw: Any, file: str, expected_id: str | None = None) -> list[
             check.add(f"os_specific.{os_name}", f"expected a string, got {_type_name(note)}")
 
     graph = check.typed(raw, "transition_graph", "transition_graph", (dict,), required=False)
-    for kind, ids in (graph or {}).items():
+    for kind in graph or {}:
         if kind not in GRAPH_LINKS:
             check.add(f"transition_graph.{kind}", f"unknown link kind; expected one of {', '.join(GRAPH_LINKS)}")
         check.text_list(graph, kind, f"transition_graph.{kind}")

@@ -30,11 +30,11 @@ MAX_FUZZY_LINES = 12
 _ERROR_LINE = re.compile(
     r"""^(?:
         (?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Fault|Failure)(?::\s|:$|$)
-      | Exception\ in\ thread\ 
-      | Caused\ by:\ 
+      | Exception\ in\ thread\x20
+      | Caused\ by:\x20
       | FATAL(?:\ ERROR)?[:\]\s]
-      | (?:fatal|error|panic)(?:\[E\d{4}\])?:\ 
-      | npm\ (?:ERR!|error)\ 
+      | (?:fatal|error|panic)(?:\[E\d{4}\])?:\x20
+      | npm\ (?:ERR!|error)\x20
       | .*\bld\ returned\ \d+\ exit\ status
       | .*\b(?:E|ERROR)\ \d{4}\b
     )""",

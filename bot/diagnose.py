@@ -1,0 +1,152 @@
+"""The service: a paste (or a query, or an id) and a reader → views in the reader's locale.
+
+Slack listeners and the CLI both call this one layer. The reader's locale is the current
+``bot.i18n`` locale, set by the caller once per request.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from bot.i18n import current_locale
+from bot.kb import feedback
+from bot.kb.entry import GRAPH_LINKS, Entry
+from bot.kb.knowledge import KnowledgeBase
+from bot.kb.normalize import normalize
+from bot.views import DeadEndView, Diagnosis, EntryView, MatchView, SearchResultView, WorkaroundView
+
+# A paste longer than this is cut before matching (the error is nearly always near the end of a
+# traceback, so the tail is kept): it bounds the work one message can cause.
+MAX_PASTE_CHARS = 200_000
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """Crowd votes on one entry, as the store reports them."""
+
+    workarounds: dict[int, feedback.Tally] = field(default_factory=dict)
+    diagnosis: feedback.Tally = field(default_factory=feedback.Tally)
+    distinct_voters: int = 0
+    last_confirmed: dt.date | None = None
+
+
+class FeedbackSource(Protocol):
+    """What the service needs of the store."""
+
+    async def feedback(self, entry_ids: Iterable[str]) -> dict[str, Feedback]: ...
+
+    async def record_hit(self, entry_id: str, locale: str, day: dt.date | None = None) -> None: ...
+
+
+class ErrkbService:
+    """Diagnose, show and search, with live crowd numbers when a store is attached."""
+
+    def __init__(self, kb: KnowledgeBase, store: FeedbackSource | None = None) -> None:
+        self.kb = kb
+        self.store = store
+
+    async def diagnose(self, paste: str, limit: int = 3, record: bool = True) -> Diagnosis:
+        """The entries ``paste`` is about, best first, in the current locale."""
+        offset = max(0, len(paste) - MAX_PASTE_CHARS)
+        plain = normalize(paste[offset:])
+        matches = self.kb.matcher.match(plain, limit=limit)
+        live = await self._feedback([m.entry_id for m in matches])
+        views = [
+            MatchView(
+                entry=self._entry_view(self.kb.entries[m.entry_id], live.get(m.entry_id)),
+                how=m.how,
+                score=m.score,
+                span=(m.span[0] + offset, m.span[1] + offset),
+                line=m.line,
+            )
+            for m in matches
+        ]
+        if record and self.store is not None and views:
+            await self.store.record_hit(views[0].entry.id, current_locale())
+        return Diagnosis(current_locale(), views)
+
+    async def show(self, entry_id: str) -> EntryView | None:
+        entry = self.kb.entries.get(entry_id)
+        if entry is None:
+            return None
+        live = await self._feedback([entry_id])
+        return self._entry_view(entry, live.get(entry_id))
+
+    def search(self, query: str, limit: int = 5) -> list[SearchResultView]:
+        zh = current_locale() == "zh"
+        results = []
+        for hit in self.kb.index.search(query, limit=limit):
+            entry = self.kb.entries[hit.entry_id]
+            signature = (entry.signature_zh if zh else "") or entry.signature
+            results.append(SearchResultView(entry.id, hit.score, signature, entry.domain, hit.reasons))
+        return results
+
+    async def _feedback(self, entry_ids: list[str]) -> dict[str, Feedback]:
+        if self.store is None or not entry_ids:
+            return {}
+        return await self.store.feedback(entry_ids)
+
+    def _entry_view(self, entry: Entry, live: Feedback | None) -> EntryView:
+        live = live or Feedback()
+        zh = current_locale() == "zh"
+        confidence = entry.confidence
+        ranked = []
+        for w in entry.workarounds:
+            tally = live.workarounds.get(w.index, feedback.Tally())
+            rate = feedback.success_rate(w.prior, confidence, tally)
+            bound = feedback.rate_lower_bound(w.prior, confidence, tally)
+            text, untranslated = _localized(w.action, w.text_zh, zh)
+            view = WorkaroundView(w.index, text, rate, tally.up, tally.down, untranslated, w.condition)
+            ranked.append((bound, -w.index, view))
+        ranked.sort(key=lambda item: (item[0], item[1]), reverse=True)
+        workarounds = [view for _bound, _i, view in ranked]
+        dead_ends = []
+        for d in entry.dead_ends:
+            english = f"{d.action} — {d.why_fails}" if d.action and d.why_fails else (d.action or d.why_fails)
+            text, untranslated = _localized(english, d.text_zh, zh)
+            dead_ends.append(DeadEndView(text, d.fail_rate, untranslated))
+        dead_ends.sort(key=lambda d: d.fail_rate, reverse=True)
+        signature, sig_untranslated = _localized(entry.signature, entry.signature_zh, zh)
+        root_cause, rc_untranslated = _localized(entry.root_cause, entry.root_cause_zh, zh)
+        seed_confirmed = _parse_date(entry.raw.get("last_confirmed"))
+        confirmed = max(filter(None, (seed_confirmed, live.last_confirmed)), default=None)
+        return EntryView(
+            id=entry.id,
+            domain=entry.domain,
+            signature=signature,
+            root_cause=root_cause,
+            dead_ends=dead_ends,
+            workarounds=workarounds,
+            versions=list(entry.versions),
+            official_doc_url=entry.official_doc_url,
+            verification_tier=entry.verification_tier,
+            confidence=confidence,
+            evidence_count=feedback.evidence_count(entry.evidence_count, live.distinct_voters),
+            fix_success_rate=feedback.fix_success_rate(w.success_rate for w in workarounds),
+            resolvable=entry.resolvable,
+            last_confirmed=confirmed,
+            signature_untranslated=sig_untranslated,
+            root_cause_untranslated=rc_untranslated,
+            related={k: [i for i in entry.links(k) if i in self.kb.entries] for k in GRAPH_LINKS if entry.links(k)},
+        )
+
+
+def _localized(english: str, chinese: str | None, zh: bool) -> tuple[str, bool]:
+    """The text for the reader, and whether it is English standing in for a missing translation."""
+    if not zh:
+        return english, False
+    if chinese and chinese.strip():
+        return chinese, False
+    return english, True
+
+
+def _parse_date(value: object) -> dt.date | None:
+    if isinstance(value, str):
+        try:
+            return dt.date.fromisoformat(value)
+        except ValueError:
+            return None
+    return None

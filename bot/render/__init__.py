@@ -1,0 +1,1 @@
+"""Turn service views into terminal text, JSON, or Slack Block Kit; no decisions are made here."""

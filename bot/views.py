@@ -1,0 +1,76 @@
+"""What the service decides and the renderers show: plain data, texts already in the reader's locale."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class DeadEndView:
+    text: str
+    fail_rate: float
+    untranslated: bool = False
+
+
+@dataclass(frozen=True)
+class WorkaroundView:
+    index: int  # position in the seed entry; votes hang off it
+    text: str
+    success_rate: float
+    votes_up: int
+    votes_down: int
+    untranslated: bool = False
+    condition: str = ""
+
+
+@dataclass(frozen=True)
+class EntryView:
+    id: str
+    domain: str
+    signature: str
+    root_cause: str
+    dead_ends: list[DeadEndView]
+    workarounds: list[WorkaroundView]  # best first (by the lower bound of their live rate)
+    versions: list[str]
+    official_doc_url: str | None
+    verification_tier: str
+    confidence: float
+    evidence_count: int
+    fix_success_rate: float
+    resolvable: str
+    last_confirmed: dt.date | None = None
+    signature_untranslated: bool = False
+    root_cause_untranslated: bool = False
+    related: dict[str, list[str]] = field(default_factory=dict)
+
+    def workaround(self, index: int) -> WorkaroundView | None:
+        return next((w for w in self.workarounds if w.index == index), None)
+
+
+@dataclass(frozen=True)
+class MatchView:
+    entry: EntryView
+    how: str  # "regex" | "fuzzy"
+    score: float
+    span: tuple[int, int]
+    line: str
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    locale: str
+    matches: list[MatchView]
+
+    @property
+    def best(self) -> MatchView | None:
+        return self.matches[0] if self.matches else None
+
+
+@dataclass(frozen=True)
+class SearchResultView:
+    id: str
+    score: float
+    signature: str
+    domain: str
+    reasons: dict[str, list[str]]
