@@ -1,0 +1,236 @@
+"""The ``errkb`` command: parse arguments, call the service or the store, print.
+
+Exit codes follow grep: 0 matched / succeeded, 1 nothing matched / problems found, 2 bad usage
+or unreadable input (with a one-line reason on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from bot import i18n
+from bot.config import Settings
+from bot.diagnose import ErrkbService
+from bot.kb.knowledge import KnowledgeBase
+from bot.kb.seeds import SeedError, read_seeds
+from bot.render import blocks, text
+from bot.render import json as json_render
+
+SAMPLE = Path(__file__).resolve().parent / "samples" / "nccl_traceback.txt"
+DEFAULT_FIXTURES = Path("tests/fixtures/pastes")
+
+
+class UsageError(Exception):
+    """Bad arguments or unreadable input: exit 2."""
+
+
+def _print_json(data: Any) -> None:
+    print(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def _read_input(source: str | None) -> str:
+    """The paste: a file, or standard input for ``-`` / no argument. Invalid UTF-8 is replaced."""
+    try:
+        if source in (None, "-"):
+            if source is None and sys.stdin.isatty():
+                raise UsageError("no input: give a FILE, or pipe the paste into standard input")
+            data = sys.stdin.buffer.read()
+        else:
+            data = Path(source).read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read {source}: {exc.strerror or exc}") from exc
+    return data.decode("utf-8", "replace")
+
+
+def _load_kb(settings: Settings) -> KnowledgeBase:
+    try:
+        return KnowledgeBase.load(settings.seeds_dir)
+    except SeedError as exc:
+        raise UsageError(f"the seeds in {settings.seeds_dir} are invalid (run `errkb validate`):\n{exc}") from exc
+
+
+async def _with_service(settings: Settings, use_store: bool, work):
+    """Run ``work(service)`` with the store attached when it is wanted and reachable."""
+    kb = _load_kb(settings)
+    if not use_store:
+        return await work(ErrkbService(kb))
+    from bot.store import Store
+
+    store = await Store.open(settings.database_url)
+    try:
+        return await work(ErrkbService(kb, store))
+    finally:
+        await store.close()
+
+
+def _store_wanted(settings: Settings) -> bool:
+    """Live numbers come from the store when one is configured or the default file exists."""
+    url = settings.database_url
+    if not url.startswith("sqlite"):
+        return True
+    path = url.split("///", 1)[-1]
+    return path == ":memory:" or Path(path).exists()
+
+
+def cmd_diagnose(args: argparse.Namespace, settings: Settings) -> int:
+    paste = _read_input(args.file)
+
+    async def work(service: ErrkbService):
+        return await service.diagnose(paste, limit=args.limit, record=False)
+
+    diagnosis = asyncio.run(_with_service(settings, _store_wanted(settings), work))
+    if args.format == "json":
+        _print_json(json_render.diagnosis_json(diagnosis))
+    elif args.format == "blocks":
+        _print_json({"messages": [m for match in diagnosis.matches[:1] for m in blocks.diagnosis_messages(match)]})
+    else:
+        print(text.render_diagnosis(diagnosis, color=sys.stdout.isatty()))
+    return 0 if diagnosis.matches else 1
+
+
+def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
+    async def work(service: ErrkbService):
+        return await service.show(args.id)
+
+    entry = asyncio.run(_with_service(settings, _store_wanted(settings), work))
+    if entry is None:
+        raise UsageError(f"no entry with id {args.id!r} (try `errkb search`)")
+    if args.format == "json":
+        _print_json(json_render.entry_json(entry, i18n.current_locale()))
+    elif args.format == "blocks":
+        _print_json({"messages": blocks.entry_messages(entry)})
+    else:
+        print(text.render_entry(entry, color=sys.stdout.isatty()))
+    return 0
+
+
+def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
+    results = ErrkbService(_load_kb(settings)).search(args.query, limit=args.limit)
+    if args.format == "json":
+        _print_json(json_render.search_json(results))
+    else:
+        print(text.render_search(results, color=sys.stdout.isatty()))
+    return 0 if results else 1
+
+
+def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
+    directory = Path(args.dir) if args.dir else settings.seeds_dir
+    entries, problems = read_seeds(directory)
+    if not problems and args.strict:
+        from bot.kb.matcher import Matcher
+        from bot.kb.quality import lint
+
+        problems = lint(entries, Matcher(entries), Path(args.fixtures))
+    for problem in problems:
+        print(problem)
+    if problems:
+        print(f"{len(problems)} problem(s) in {directory}", file=sys.stderr)
+        return 1
+    domains = Counter(e.domain for e in entries.values())
+    print(f"{len(entries)} entries in {len(domains)} domains are valid.", file=sys.stderr)
+    return 0
+
+
+def cmd_lint(args: argparse.Namespace, settings: Settings) -> int:
+    args.strict = True
+    return cmd_validate(args, settings)
+
+
+def cmd_new(args: argparse.Namespace, settings: Settings) -> int:
+    from bot.kb.scaffold import scaffold
+
+    try:
+        written = scaffold(args.id, Path(args.seeds or settings.seeds_dir), Path(args.fixtures))
+    except (ValueError, FileExistsError) as exc:
+        raise UsageError(str(exc)) from exc
+    for path in written:
+        print(path)
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
+    """Seed the default store and diagnose the bundled sample in English and Chinese."""
+    paste = SAMPLE.read_text(encoding="utf-8")
+
+    async def work(service: ErrkbService):
+        await service.store.sync_entries(service.kb.entries)
+        results = []
+        for locale in ("en-US", "zh-CN"):
+            with i18n.use_locale(locale):
+                results.append((locale, await service.diagnose(paste)))
+        return results
+
+    print("$ errkb diagnose bot/samples/nccl_traceback.txt\n" + paste)
+    for locale, diagnosis in asyncio.run(_with_service(settings, True, work)):
+        print(f"━━━ --locale {locale} " + "━" * 40)
+        with i18n.use_locale(locale):
+            print(text.render_diagnosis(diagnosis, color=sys.stdout.isatty()))
+        print()
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="errkb", description="Turn pasted errors into answers.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def add(name: str, handler, help_text: str, formats: tuple[str, ...] = ()) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        p.set_defaults(handler=handler)
+        p.add_argument("--locale", default="en", help="en, zh, or a Slack locale such as zh-CN, en-US, ja-JP")
+        if formats:
+            p.add_argument("--format", choices=formats, default="text")
+        return p
+
+    p = add("diagnose", cmd_diagnose, "Find the error in a paste and explain it.", ("text", "json", "blocks"))
+    p.add_argument("file", nargs="?", help="a file with the paste, or - for standard input")
+    p.add_argument("--limit", type=int, default=3, help="most matches to report")
+    p = add("search", cmd_search, "Search the knowledge base.", ("text", "json"))
+    p.add_argument("query")
+    p.add_argument("--limit", type=int, default=10)
+    p = add("show", cmd_show, "Show one entry with its live success rates.", ("text", "json", "blocks"))
+    p.add_argument("id")
+    p = add("validate", cmd_validate, "Check every seed entry; lists file: field: problem.")
+    p.add_argument("dir", nargs="?")
+    p.add_argument("--strict", action="store_true", help="also report quality gaps (as `errkb lint`)")
+    p.add_argument("--fixtures", default=str(DEFAULT_FIXTURES))
+    p = add("lint", cmd_lint, "Report quality gaps: translations, docs, fixtures, regexes that steal pastes.")
+    p.add_argument("dir", nargs="?")
+    p.add_argument("--fixtures", default=str(DEFAULT_FIXTURES))
+    p = add("new", cmd_new, "Scaffold a new entry and its fixture files.")
+    p.add_argument("id", help="domain/slug")
+    p.add_argument("--seeds", help="seeds directory (default: ERRKB_SEEDS or ./seeds)")
+    p.add_argument("--fixtures", default=str(DEFAULT_FIXTURES))
+    add("demo", cmd_demo, "Seed the local store and diagnose a bundled sample in English and Chinese.")
+    from bot.cli_ops import add_ops_commands
+
+    add_ops_commands(add)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    try:
+        i18n.load_catalogs()
+        i18n.set_locale(args.locale)
+        return args.handler(args, Settings.from_env())
+    except UsageError as exc:
+        print(f"errkb: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
