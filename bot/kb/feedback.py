@@ -75,6 +75,16 @@ def vote_of(ledger: Ledger) -> int:
     return int(up) - int(down)
 
 
+def confirmed_at(ledger: Ledger) -> float | None:
+    """When the user's 👍 (or Worked) still standing was given, if their vote is up; else None.
+
+    An entry's ``last_confirmed`` is the latest of these over its voters.
+    """
+    if vote_of(ledger) <= 0:
+        return None
+    return max(m.at for t, m in ledger.items() if m.present and reaction_polarity(t) > 0)
+
+
 @dataclass(frozen=True)
 class Tally:
     """Current votes on one workaround."""

@@ -1,0 +1,124 @@
+"""Engine set-up and the two kinds of transaction every store operation runs in.
+
+SQLite: WAL (readers never wait for the writer), a busy timeout, foreign keys on, and every
+write transaction opened with ``BEGIN IMMEDIATE`` so that writers queue for the lock up front
+instead of failing when a read turns into a write. PostgreSQL: READ COMMITTED writes whose
+read-modify-write steps lock the row they change (``SELECT … FOR UPDATE``), REPEATABLE READ reads
+so one call sees one snapshot. A ``?schema=NAME`` query parameter on a PostgreSQL URL keeps
+errkb's tables in that schema (created when missing).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
+
+from sqlalchemy import Table, event
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.pool import StaticPool
+
+T = TypeVar("T")
+Work = Callable[[AsyncConnection], Awaitable[T]]
+
+BUSY_TIMEOUT_MS = 30_000
+WRITE_OPTION = "errkb_write"
+ATTEMPTS = 5
+# PostgreSQL: serialization failure, deadlock detected. Both leave nothing behind; run it again.
+RETRY_SQLSTATES = frozenset({"40001", "40P01"})
+
+
+def make_engine(url: str) -> tuple[AsyncEngine, str | None]:
+    """The engine for ``url`` and the PostgreSQL schema it should use (None: the default)."""
+    parsed = make_url(url)
+    kwargs: dict[str, Any] = {}
+    schema = None
+    if parsed.get_backend_name() == "postgresql":
+        value = parsed.query.get("schema")
+        schema = value if isinstance(value, str) else (value[-1] if value else None)
+        parsed = parsed.difference_update_query(["schema"])
+        if schema:
+            kwargs["connect_args"] = {"server_settings": {"search_path": schema}}
+        kwargs["pool_pre_ping"] = True
+    engine = create_async_engine(parsed, **kwargs)
+    if parsed.get_backend_name() == "sqlite":
+        _configure_sqlite(engine)
+    return engine, schema
+
+
+def _configure_sqlite(engine: AsyncEngine) -> None:
+    @event.listens_for(engine.sync_engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # the driver must not BEGIN on its own; _on_begin does
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA foreign_keys = ON")
+        cursor.execute("PRAGMA journal_mode = WAL")
+        cursor.close()
+
+    @event.listens_for(engine.sync_engine, "begin")
+    def _on_begin(connection: Connection) -> None:
+        write = connection.get_execution_options().get(WRITE_OPTION)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+
+def insert(conn: AsyncConnection | Connection, table: Any) -> Any:
+    """An INSERT for ``table`` (mapped class or Table) with this dialect's ON CONFLICT clauses."""
+    if isinstance(table, type):
+        table = table.__table__
+    assert isinstance(table, Table)
+    return pg_insert(table) if conn.dialect.name == "postgresql" else sqlite_insert(table)
+
+
+def _transient(exc: DBAPIError) -> bool:
+    if getattr(exc.orig, "sqlstate", None) in RETRY_SQLSTATES:
+        return True
+    message = str(exc.orig).lower()
+    return "database is locked" in message or "database table is locked" in message
+
+
+class Database:
+    """An engine plus read and write transactions with the settings above."""
+
+    def __init__(self, url: str) -> None:
+        self.engine, self.schema = make_engine(url)
+        self.dialect = self.engine.dialect.name
+        # An in-memory SQLite database is one shared connection: take turns on it.
+        self._turns = asyncio.Lock() if isinstance(self.engine.pool, StaticPool) else None
+
+    @contextlib.asynccontextmanager
+    async def _connect(self, write: bool) -> AsyncIterator[AsyncConnection]:
+        async with contextlib.AsyncExitStack() as stack:
+            if self._turns is not None:
+                await stack.enter_async_context(self._turns)
+            conn = await stack.enter_async_context(self.engine.connect())
+            if write:
+                await conn.execution_options(**{WRITE_OPTION: True})
+            elif self.dialect == "postgresql":
+                await conn.execution_options(isolation_level="REPEATABLE READ")
+            yield conn
+
+    async def write(self, work: Work[T]) -> T:
+        """Run ``work`` in one write transaction, again if the database asks for a retry."""
+        for attempt in range(ATTEMPTS):
+            try:
+                async with self._connect(write=True) as conn, conn.begin():
+                    return await work(conn)
+            except DBAPIError as exc:
+                if attempt + 1 == ATTEMPTS or not _transient(exc):
+                    raise
+            await asyncio.sleep(0.02 * 2**attempt)
+        raise AssertionError("unreachable")
+
+    async def read(self, work: Work[T]) -> T:
+        """Run ``work`` in one read transaction (one consistent snapshot)."""
+        async with self._connect(write=False) as conn, conn.begin():
+            return await work(conn)
+
+    async def dispose(self) -> None:
+        await self.engine.dispose()

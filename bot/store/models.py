@@ -1,0 +1,167 @@
+"""The tables. Every schema change goes through an Alembic migration in ``migrations/versions``.
+
+Times are Unix seconds (floats, UTC) so that SQLite and PostgreSQL store them alike; Slack's own
+timestamps (``event_ts``, ``action_ts``) arrive in that form. Pasted text is never stored.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    CheckConstraint,
+    Date,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    SmallInteger,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+DIAGNOSIS = "diagnosis"
+WORKAROUND = "workaround"
+CHANNEL_MODES = ("auto", "mention", "off")
+
+ENTRY_ID = String(200)
+SLACK_ID = String(64)
+LOCALE = String(35)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+class EntryRow(Base):
+    """One KB entry as last seeded: its canonical JSON and that text's SHA-256."""
+
+    __tablename__ = "entries"
+
+    id: Mapped[str] = mapped_column(ENTRY_ID, primary_key=True)
+    content_hash: Mapped[str] = mapped_column(String(64))
+    content: Mapped[str] = mapped_column(Text)
+    seeded_at: Mapped[float] = mapped_column(Float)
+    retired_at: Mapped[float | None] = mapped_column(Float)
+
+
+class Target(Base):
+    """Something people vote on: an entry's diagnosis, or one of its workarounds.
+
+    A workaround target keeps its identity (``key``) across seed edits; ``position`` is its
+    current index in the entry's ``workarounds`` (None once retired). ``up``/``down`` are
+    counters kept equal to the vote rows in the same transaction.
+    """
+
+    __tablename__ = "targets"
+    __table_args__ = (
+        UniqueConstraint("entry_id", "key"),
+        UniqueConstraint("entry_id", "position"),
+        CheckConstraint(f"kind IN ('{DIAGNOSIS}', '{WORKAROUND}')", name="kind"),
+        CheckConstraint("up >= 0 AND down >= 0", name="counts"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    entry_id: Mapped[str] = mapped_column(ENTRY_ID, ForeignKey("entries.id"))
+    kind: Mapped[str] = mapped_column(String(16))
+    key: Mapped[str] = mapped_column(String(100))
+    position: Mapped[int | None] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(Text)
+    text_hash: Mapped[str] = mapped_column(String(64))
+    prior: Mapped[float] = mapped_column(Float)
+    up: Mapped[int] = mapped_column(Integer, default=0)
+    down: Mapped[int] = mapped_column(Integer, default=0)
+    retired_at: Mapped[float | None] = mapped_column(Float)
+
+
+class Vote(Base):
+    """One user's reactions/buttons on one target, and the vote they add up to.
+
+    ``ledger`` maps each reaction token to ``[present, event time]`` (see ``bot.kb.feedback``);
+    ``vote`` and ``up_at`` (time of the latest 👍 while the vote is up) are derived from it.
+    """
+
+    __tablename__ = "votes"
+    __table_args__ = (
+        CheckConstraint("vote IN (-1, 0, 1)", name="vote"),
+        Index("ix_votes_target_id_vote", "target_id", "vote"),
+        Index("ix_votes_entry_id", "entry_id"),
+    )
+
+    workspace: Mapped[str] = mapped_column(SLACK_ID, primary_key=True)
+    user_id: Mapped[str] = mapped_column(SLACK_ID, primary_key=True)
+    target_id: Mapped[int] = mapped_column(Integer, ForeignKey("targets.id"), primary_key=True)
+    entry_id: Mapped[str] = mapped_column(ENTRY_ID, ForeignKey("entries.id"))
+    ledger: Mapped[dict[str, Any]] = mapped_column(JSON)
+    vote: Mapped[int] = mapped_column(SmallInteger, default=0)
+    up_at: Mapped[float | None] = mapped_column(Float)
+    updated_at: Mapped[float] = mapped_column(Float)
+
+
+class Hit(Base):
+    """How many pastes matched an entry (as best match) on one day in one locale.
+
+    No foreign key: a hit is counted even for an entry not yet seeded into this database.
+    """
+
+    __tablename__ = "hits"
+
+    entry_id: Mapped[str] = mapped_column(ENTRY_ID, primary_key=True)
+    day: Mapped[dt.date] = mapped_column(Date, primary_key=True)
+    locale: Mapped[str] = mapped_column(LOCALE, primary_key=True)
+    count: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class PostedMessageRow(Base):
+    """A message the bot posted, and the target its reactions vote on."""
+
+    __tablename__ = "posted_messages"
+
+    workspace: Mapped[str] = mapped_column(SLACK_ID, primary_key=True)
+    channel: Mapped[str] = mapped_column(SLACK_ID, primary_key=True)
+    ts: Mapped[str] = mapped_column(String(32), primary_key=True)
+    target_id: Mapped[int] = mapped_column(Integer, ForeignKey("targets.id"))
+    locale: Mapped[str] = mapped_column(LOCALE)
+    thread_ts: Mapped[str | None] = mapped_column(String(32))
+    posted_at: Mapped[float] = mapped_column(Float)
+
+
+class UserPrefsRow(Base):
+    __tablename__ = "user_prefs"
+
+    workspace: Mapped[str] = mapped_column(SLACK_ID, primary_key=True)
+    user_id: Mapped[str] = mapped_column(SLACK_ID, primary_key=True)
+    locale_override: Mapped[str | None] = mapped_column(LOCALE)
+    slack_locale: Mapped[str | None] = mapped_column(LOCALE)
+    slack_locale_fetched_at: Mapped[float | None] = mapped_column(Float)
+
+
+class ChannelRow(Base):
+    __tablename__ = "channels"
+    __table_args__ = (CheckConstraint("mode IN ('auto', 'mention', 'off')", name="mode"),)
+
+    workspace: Mapped[str] = mapped_column(SLACK_ID, primary_key=True)
+    channel: Mapped[str] = mapped_column(SLACK_ID, primary_key=True)
+    mode: Mapped[str] = mapped_column(String(8))
+
+
+class SlackEvent(Base):
+    """A Slack event id already handled, kept until ``expires_at`` to drop Slack's retries."""
+
+    __tablename__ = "slack_events"
+
+    event_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    expires_at: Mapped[float] = mapped_column(Float, index=True)

@@ -1,0 +1,163 @@
+"""The store: one object the CLI, the service and the Slack adapter share.
+
+Each method is one transaction; the SQL lives in the modules it delegates to.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Callable, Iterable, Mapping
+from functools import partial
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from bot.kb.entry import Entry
+from bot.kb.feedback import apply_event, choose_button, reaction_polarity
+from bot.store import integrity, slack_state, stats, sync, targets, votes
+from bot.store.engine import Database
+from bot.store.export import crowd_raw
+from bot.store.migrate import head_revision, upgrade_database
+from bot.store.views import EntryFeedback, PostedMessage, Stats, SyncReport, UserPrefs, VoteResult
+
+
+class Store:
+    """Entries, votes, hits and Slack-side state in SQLite (default) or PostgreSQL."""
+
+    def __init__(self, db: Database, clock: Callable[[], float] = time.time) -> None:
+        self._db = db
+        self.clock = clock  # wall-clock seconds; tests may replace it
+
+    @classmethod
+    async def open(cls, url: str) -> Store:
+        """Connect to ``url`` and migrate its schema to the newest revision."""
+        db = Database(url)
+        try:
+            await upgrade_database(db)
+        except BaseException:
+            await db.dispose()
+            raise
+        return cls(db)
+
+    async def close(self) -> None:
+        await self._db.dispose()
+
+    async def __aenter__(self) -> Store:
+        return self
+
+    async def __aexit__(self, *_exc: object) -> None:
+        await self.close()
+
+    # --- the knowledge base ---------------------------------------------------------------
+
+    async def sync_entries(self, entries: Mapping[str, Entry]) -> SyncReport:
+        """Store the whole KB (idempotent). Raises ``SeedError`` and writes nothing if any entry is invalid."""
+        sync.refuse_invalid(entries)
+        return await self._db.write(partial(sync.sync, entries=entries, now=self.clock()))
+
+    async def feedback(self, entry_ids: Iterable[str]) -> dict[str, EntryFeedback]:
+        ids = list(dict.fromkeys(entry_ids))
+        if not ids:
+            return {}
+        return await self._db.read(partial(votes.feedback, entry_ids=ids))
+
+    async def export_raws(self, entries: Mapping[str, Entry]) -> list[dict]:
+        """Each entry's raw object with the crowd-updated numbers (see ``bot.store.export``)."""
+        live = await self.feedback(entries)
+        return [crowd_raw(entry, live[entry_id]) for entry_id, entry in entries.items()]
+
+    # --- votes ------------------------------------------------------------------------------
+
+    async def record_vote(
+        self, workspace: str, user: str, entry_id: str, workaround: int | None, token: str, present: bool, at: float
+    ) -> VoteResult:
+        """A reaction added (``present``) or removed at Slack time ``at``; ``workaround`` None: the diagnosis.
+
+        Reactions other than 👍/👎 change nothing. Raises ``UnknownTarget`` for an entry or
+        workaround the store does not have.
+        """
+        if reaction_polarity(token) == 0:
+            async def unchanged(conn: AsyncConnection) -> VoteResult:
+                return VoteResult(False, await targets.tally(conn, await targets.resolve(conn, entry_id, workaround)))
+            return await self._db.read(unchanged)
+        change = partial(apply_event, token=token, present=present, at=at)
+        return await self._db.write(partial(votes.apply, workspace=workspace, user=user, entry_id=entry_id,
+                                            workaround=workaround, change=change))
+
+    async def record_button(
+        self, workspace: str, user: str, entry_id: str, workaround: int, vote: int, at: float
+    ) -> VoteResult:
+        """A Worked (``vote`` +1) or Didn't work (-1) click at Slack time ``at``."""
+        if vote not in (1, -1):
+            raise ValueError(f"a button vote is +1 or -1, got {vote!r}")
+        change = partial(choose_button, vote=vote, at=at)
+        return await self._db.write(partial(votes.apply, workspace=workspace, user=user, entry_id=entry_id,
+                                            workaround=workaround, change=change))
+
+    # --- usage ------------------------------------------------------------------------------
+
+    async def record_hit(self, entry_id: str, locale: str, day: dt.date | None = None) -> None:
+        """Count one match of ``entry_id`` (UTC day, reader's locale). The paste itself is never stored."""
+        day = day or dt.datetime.fromtimestamp(self.clock(), dt.UTC).date()
+        await self._db.write(partial(stats.record_hit, entry_id=entry_id, locale=locale, day=day))
+
+    async def stats(self, limit: int = 10) -> Stats:
+        return await self._db.read(partial(stats.stats, limit=limit))
+
+    # --- integrity --------------------------------------------------------------------------
+
+    async def check(self) -> list[str]:
+        """Every difference between the counters and the vote rows, in words; [] when consistent."""
+        return await self._db.read(integrity.check)
+
+    async def repair(self) -> int:
+        """Set every counter to what the vote rows say; returns how many rows were fixed."""
+        return await self._db.write(integrity.repair)
+
+    async def ready(self) -> bool:
+        """Whether the database answers and has the newest schema (for ``/healthz``)."""
+        async def revision(conn: AsyncConnection) -> str | None:
+            return (await conn.execute(text("SELECT version_num FROM alembic_version"))).scalar_one_or_none()
+        try:
+            return await self._db.read(revision) == head_revision()
+        except Exception:
+            return False
+
+    # --- Slack-side state -------------------------------------------------------------------
+
+    async def remember_message(
+        self, workspace: str, channel: str, ts: str, entry_id: str, workaround: int | None, locale: str,
+        thread_ts: str | None = None,
+    ) -> None:
+        """Note that the bot's message ``ts`` shows ``entry_id``'s workaround (None: its diagnosis)."""
+        await self._db.write(partial(
+            slack_state.remember_message, workspace=workspace, channel=channel, ts=ts, entry_id=entry_id,
+            workaround=workaround, locale=locale, thread_ts=thread_ts, now=self.clock()))
+
+    async def message_target(self, workspace: str, channel: str, ts: str) -> PostedMessage | None:
+        return await self._db.read(partial(slack_state.message_target, workspace=workspace, channel=channel, ts=ts))
+
+    async def user_prefs(self, workspace: str, user: str) -> UserPrefs:
+        return await self._db.read(partial(slack_state.user_prefs, workspace=workspace, user=user))
+
+    async def set_locale_override(self, workspace: str, user: str, locale: str | None) -> None:
+        """``locale`` None clears the override (``/errkb locale auto``)."""
+        await self._db.write(partial(slack_state.set_prefs, workspace=workspace, user=user, locale_override=locale))
+
+    async def cache_slack_locale(self, workspace: str, user: str, locale: str | None) -> None:
+        """Remember the locale Slack reported for a user, stamped with the current time."""
+        await self._db.write(partial(slack_state.set_prefs, workspace=workspace, user=user, slack_locale=locale,
+                                     slack_locale_fetched_at=self.clock()))
+
+    async def claim_event(self, event_id: str, ttl_seconds: int = 86400) -> bool:
+        """True exactly once per ``event_id`` (across processes sharing the database) until it expires."""
+        return await self._db.write(partial(slack_state.claim_event, event_id=event_id, ttl_seconds=ttl_seconds,
+                                            now=self.clock()))
+
+    async def channel_mode(self, workspace: str, channel: str) -> str:
+        """``auto`` (default: answer pastes), ``mention`` (only when mentioned) or ``off``."""
+        return await self._db.read(partial(slack_state.channel_mode, workspace=workspace, channel=channel))
+
+    async def set_channel_mode(self, workspace: str, channel: str, mode: str) -> None:
+        await self._db.write(partial(slack_state.set_channel_mode, workspace=workspace, channel=channel, mode=mode))

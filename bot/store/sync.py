@@ -1,0 +1,104 @@
+"""``errkb seed``: bring the stored entries and their vote targets in line with the seeds."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from bot.kb.entry import Entry, Problem, validate_entry
+from bot.kb.seeds import SeedError
+from bot.store import identity
+from bot.store.models import DIAGNOSIS, WORKAROUND, EntryRow, Target
+from bot.store.views import SyncReport
+
+
+def canonical_json(raw: dict[str, Any]) -> str:
+    """The stored form of an entry: key order and whitespace do not change its hash."""
+    return json.dumps(raw, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def refuse_invalid(entries: Mapping[str, Entry]) -> None:
+    """Raise :class:`SeedError` with every problem, before anything is written."""
+    problems: list[Problem] = []
+    if not entries:
+        problems.append(Problem("seeds", "", "no entries to seed"))
+    for entry_id, entry in entries.items():
+        file = entry.source or entry_id
+        problems += validate_entry(entry.raw, file)
+        problems += identity.key_problems(entry.raw, file)
+        if entry.raw.get("id") != entry_id:
+            problems.append(Problem(file, "id", f"is {entry.raw.get('id')!r} but the entry was given as {entry_id!r}"))
+    if problems:
+        raise SeedError(problems)
+
+
+async def sync(conn: AsyncConnection, entries: Mapping[str, Entry], now: float) -> SyncReport:
+    """Store ``entries`` (the whole KB); entries missing from it are retired, not deleted."""
+    report = SyncReport()
+    rows = await conn.execute(select(EntryRow.id, EntryRow.content_hash, EntryRow.retired_at))
+    stored = {row.id: row for row in rows}
+    for entry_id in sorted(entries):
+        entry = entries[entry_id]
+        content = canonical_json(entry.raw)
+        digest = hashlib.sha256(content.encode("utf-8")).hexdigest()
+        row = stored.get(entry_id)
+        if row is not None and row.content_hash == digest and row.retired_at is None:
+            report.unchanged.append(entry_id)
+            continue
+        values = {"content": content, "content_hash": digest, "seeded_at": now, "retired_at": None}
+        if row is None:
+            await conn.execute(EntryRow.__table__.insert().values(id=entry_id, **values))
+            await conn.execute(Target.__table__.insert().values(
+                entry_id=entry_id, kind=DIAGNOSIS, key="", position=None, text="", text_hash="",
+                prior=entry.confidence, up=0, down=0))
+            report.added.append(entry_id)
+        else:
+            await conn.execute(update(EntryRow).where(EntryRow.id == entry_id).values(**values))
+            await conn.execute(update(Target).where(Target.entry_id == entry_id, Target.kind == DIAGNOSIS)
+                               .values(prior=entry.confidence))
+            report.updated.append(entry_id)
+        retired = await _sync_workarounds(conn, entry, now)
+        report.retired_workarounds.extend(f"{entry_id} workarounds[{i}]" for i in retired)
+    for entry_id, row in sorted(stored.items()):
+        if entry_id not in entries and row.retired_at is None:
+            await conn.execute(update(EntryRow).where(EntryRow.id == entry_id).values(retired_at=now))
+            report.retired.append(entry_id)
+    return report
+
+
+async def _sync_workarounds(conn: AsyncConnection, entry: Entry, now: float) -> list[int]:
+    """Match the entry's workarounds to stored identities; returns the old indexes retired."""
+    rows = (await conn.execute(
+        select(Target.id, Target.key, Target.text, Target.position)
+        .where(Target.entry_id == entry.id, Target.kind == WORKAROUND)
+    )).all()
+    raws = entry.raw.get("workarounds") or []
+    wanted = [identity.Wanted(identity.explicit_key(w), identity.identity_text(w)) for w in raws]
+    matched = identity.match([identity.Known(r.key, r.text, r.position) for r in rows], wanted)
+    by_key = {r.key: r for r in rows}
+    taken = set(by_key)
+    # Positions are unique per entry: clear them all, then hand them out again.
+    await conn.execute(update(Target).where(Target.entry_id == entry.id, Target.kind == WORKAROUND)
+                       .values(position=None))
+    for i, (want, key) in enumerate(zip(wanted, matched, strict=True)):
+        values = {"position": i, "text": want.text, "text_hash": identity.text_hash(want.text),
+                  "prior": entry.workarounds[i].prior, "retired_at": None}
+        if key is None:
+            new = identity.new_key(want, taken)
+            taken.add(new)
+            await conn.execute(Target.__table__.insert().values(
+                entry_id=entry.id, kind=WORKAROUND, key=new, up=0, down=0, **values))
+        else:
+            await conn.execute(update(Target).where(Target.id == by_key[key].id)
+                               .values(key=want.key or key, **values))
+    continuing = set(matched)
+    gone = [r for r in rows if r.key not in continuing]
+    for r in gone:
+        if r.position is not None:
+            await conn.execute(update(Target).where(Target.id == r.id).values(retired_at=now))
+    return sorted(r.position for r in gone if r.position is not None)
