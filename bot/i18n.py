@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import gettext
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -26,6 +27,7 @@ SUPPORTED = ("en", "zh")
 DEFAULT_LOCALE = "en"
 LOCALES_DIR = Path(__file__).resolve().parent.parent / "locales"
 
+_PLACEHOLDER = re.compile(r"\{(\w*)\}")
 _current: ContextVar[str] = ContextVar("errkb_locale", default=DEFAULT_LOCALE)
 _catalogs: dict[str, gettext.NullTranslations] = {}
 
@@ -54,13 +56,25 @@ def compile_catalogs(locales_dir: Path = LOCALES_DIR) -> list[Path]:
             continue
         try:
             with po_path.open("rb") as po_file:
-                catalog = read_po(po_file, locale=po_path.parent.parent.name)
+                catalog = read_po(po_file, locale=po_path.parent.parent.name, abort_invalid=True)
+            _check_placeholders(catalog)
             with mo_path.open("wb") as mo_file:
                 write_mo(mo_file, catalog)
         except Exception as exc:  # any parse or write failure must stop start-up loudly
             raise CatalogError(f"{po_path}: cannot compile the catalog: {exc}") from exc
         written.append(mo_path)
     return written
+
+
+def _check_placeholders(catalog) -> None:
+    """A translation must use the same ``{name}`` placeholders as its message, or formatting fails."""
+    for message in catalog:
+        ids = message.id if isinstance(message.id, tuple) else (message.id,)
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        wanted = set(_PLACEHOLDER.findall(ids[-1]))
+        for string in strings:
+            if string and set(_PLACEHOLDER.findall(string)) != wanted:
+                raise ValueError(f"msgstr {string!r} must use the placeholders {sorted(wanted)} of {ids[0]!r}")
 
 
 def load_catalogs(locales_dir: Path = LOCALES_DIR) -> None:

@@ -218,7 +218,8 @@ class _Checker:
         value = obj[key]
         ok = isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds)
         if not ok:
-            wanted = " or ".join(_TYPE_NAMES.get(k, k.__name__) for k in kinds)
+            names = [_TYPE_NAMES.get(k, k.__name__) for k in kinds if not (k is int and float in kinds)]
+            wanted = " or ".join(names)
             self.add(path, f"expected {wanted}, got {_type_name(value)}")
             return None
         return value
@@ -309,9 +310,10 @@ def validate_entry(raw: Any, file: str, expected_id: str | None = None) -> list[
         check.add("resolvable", f"expected true, false or \"partial\", got {raw['resolvable']!r}")
     for key in ("first_seen", "last_confirmed", "last_updated"):
         check.date(raw, key)
-    evidence = check.typed(raw, "evidence_count", "evidence_count", (int,), required=False)
-    if evidence is not None and evidence < 0:
-        check.add("evidence_count", f"must not be negative, got {evidence}")
+    for key in ("evidence_count", SEED_EVIDENCE_KEY):
+        evidence = check.typed(raw, key, key, (int,), required=False)
+        if evidence is not None and evidence < 0:
+            check.add(key, f"must not be negative, got {evidence}")
     return check.problems
 
 
@@ -338,6 +340,8 @@ def _validate_actions(check: _Checker, raw: dict) -> None:
         if action is not None and not action.strip() and not str(item.get("how") or "").strip():
             check.add(f"{path}.action", "must not be empty")
         check.rate(item, "success_rate", f"{path}.success_rate")
+        if SEED_PRIOR_KEY in item:
+            check.rate(item, SEED_PRIOR_KEY, f"{path}.{SEED_PRIOR_KEY}")
         for key in ("how", "condition"):
             check.typed(item, key, f"{path}.{key}", (str,), required=False)
         check.text_list(item, "sources", f"{path}.sources")

@@ -48,6 +48,17 @@ def check_fixtures(entries: Mapping[str, Entry], matcher: Matcher, fixtures_dir:
     return results
 
 
+def _placeholders(value: object, path: str = "") -> list[str]:
+    """JSON paths of string values still starting with the scaffold's TODO."""
+    if isinstance(value, str):
+        return [path] if value.startswith("TODO") else []
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in _placeholders(v, f"{path}.{k}" if path else k)]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in _placeholders(v, f"{path}[{i}]")]
+    return []
+
+
 def lint(entries: Mapping[str, Entry], matcher: Matcher, fixtures_dir: Path) -> list[Problem]:
     """Every quality gap, as ``file: field: problem`` lines."""
     problems: list[Problem] = []
@@ -55,6 +66,8 @@ def lint(entries: Mapping[str, Entry], matcher: Matcher, fixtures_dir: Path) -> 
         def gap(path: str, message: str, entry: Entry = entry) -> None:
             problems.append(Problem(entry.source or entry.id, path, message))
 
+        for path in _placeholders(entry.raw):
+            gap(path, "TODO placeholder left in (from `errkb new`)")
         for key in ("signature_zh", "root_cause_zh"):
             if not str(entry.raw.get(key) or "").strip():
                 gap(key, "missing Chinese translation")

@@ -1,0 +1,126 @@
+"""Benchmark the matcher: compile time, memory, and per-paste latency, against a simple baseline.
+
+The baseline is what the ancestor project did: loop Python's ``re`` over every entry's regex.
+Both run in this process on the same pastes; the script prints figures and the ratio.
+
+    .venv/bin/python bench/bench_matcher.py [--synthetic 50000] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import re
+import resource
+import statistics
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from bot.kb.entry import Entry  # noqa: E402
+from bot.kb.knowledge import KnowledgeBase  # noqa: E402
+from bot.kb.matcher import Matcher  # noqa: E402
+from bot.kb.normalize import normalize  # noqa: E402
+
+PASTES = REPO / "tests" / "fixtures" / "pastes"
+CHAT = REPO / "tests" / "fixtures" / "chat"
+
+
+def rss_mib() -> float:
+    """Current resident memory (RE2 allocates outside Python's heap, so tracemalloc would miss it)."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * resource.getpagesize() / 2**20
+
+
+def synthetic(entries: dict[str, Entry], count: int) -> dict[str, Entry]:
+    """``count`` extra entries whose regexes look like real ones (literal head, variable tail)."""
+    base = next(iter(entries.values())).raw
+    out = dict(entries)
+    for i in range(count):
+        raw = copy.deepcopy(base)
+        raw["id"] = f"synthetic/e{i}"
+        raw["domain"] = "synthetic"
+        raw["regex"] = rf"SynthError{i}: failed to (?:open|read) \S+ after \d+ tries \(code {i % 97}\)"
+        raw["signature"] = f"SynthError{i}: failed to open /x after 3 tries (code {i % 97})"
+        raw["aliases"] = []
+        out[raw["id"]] = Entry(raw)
+    return out
+
+
+def pastes() -> list[str]:
+    texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(PASTES.glob("*/*/*.txt"))]
+    chat = []
+    import json
+
+    for path in sorted(CHAT.glob("*.json")):
+        chat.extend(json.loads(path.read_text(encoding="utf-8")))
+    big = ("INFO step ok loss=0.123\n" * 1700) + (texts[0] if texts else "")
+    return texts + chat + [big]
+
+
+def time_each(fn, items: list[str], rounds: int) -> list[float]:
+    samples = []
+    for _ in range(rounds):
+        for item in items:
+            start = time.perf_counter()
+            fn(item)
+            samples.append(time.perf_counter() - start)
+    return samples
+
+
+def describe(name: str, samples: list[float]) -> str:
+    samples = sorted(samples)
+    p50 = statistics.median(samples) * 1e3
+    p99 = samples[int(len(samples) * 0.99) - 1] * 1e3
+    return f"{name:<28} p50 {p50:8.3f} ms   p99 {p99:8.3f} ms   max {samples[-1] * 1e3:8.3f} ms"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--synthetic", type=int, default=0, help="extra synthetic entries (e.g. 50000)")
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+
+    kb = KnowledgeBase.load(REPO / "seeds")
+    entries = synthetic(kb.entries, args.synthetic) if args.synthetic else kb.entries
+    items = pastes()
+    print(f"entries: {len(entries)}   pastes: {len(items)} (incl. one of {len(items[-1]):,} chars)")
+
+    before = rss_mib()
+    start = time.perf_counter()
+    matcher = Matcher(entries)
+    compile_s = time.perf_counter() - start
+    matcher_mib = rss_mib() - before
+
+    before = rss_mib()
+    start = time.perf_counter()
+    baseline = [(e.id, re.compile(e.regex)) for e in entries.values()]
+    baseline_compile_s = time.perf_counter() - start
+    baseline_mib = rss_mib() - before
+
+    def ours(text: str):
+        return matcher.match(normalize(text))
+
+    def loop(text: str):
+        plain = normalize(text).text
+        return [(eid, m.span()) for eid, rx in baseline if (m := rx.search(plain))]
+
+    ours(items[0])
+    loop(items[0])
+    ours_samples = time_each(ours, items, args.rounds)
+    base_samples = time_each(loop, items, args.rounds)
+
+    print(f"compile: RE2 set {compile_s:.3f} s, {matcher_mib:.1f} MiB   |   baseline re loop "
+          f"{baseline_compile_s:.3f} s, {baseline_mib:.1f} MiB")
+    print(describe("errkb (RE2 set + confirm)", ours_samples))
+    print(describe("baseline (re over entries)", base_samples))
+    ratio = statistics.median(base_samples) / statistics.median(ours_samples)
+    total = sum(base_samples) / sum(ours_samples)
+    print(f"speed-up vs baseline: median {ratio:.1f}x, total {total:.1f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,134 @@
+"""Matching pastes to entries: regex hits ranked by specificity, fuzzy fallback, silence on chat."""
+
+from __future__ import annotations
+
+import copy
+import signal
+
+import pytest
+
+from bot.kb.entry import Entry
+from bot.kb.matcher import Matcher, MatcherError
+from tests.conftest import NCCL_ID
+
+
+def entry(nccl_raw: dict, entry_id: str, regex: str, signature: str, aliases: list[str] | None = None) -> Entry:
+    raw = copy.deepcopy(nccl_raw)
+    raw.update(id=entry_id, domain=entry_id.split("/")[0], regex=regex, signature=signature, aliases=aliases or [])
+    return Entry(raw)
+
+
+@pytest.fixture
+def matcher(nccl_raw) -> Matcher:
+    entries = [
+        Entry(nccl_raw),
+        entry(nccl_raw, "python/module-not-found", r"ModuleNotFoundError: No module named", "ModuleNotFoundError: No module named 'x'"),
+        entry(nccl_raw, "pytorch/cuda-oom", r"CUDA out of memory\. Tried to allocate \d+(?:\.\d+)? [KMG]iB",
+              "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"),
+        entry(nccl_raw, "network/connection-refused", r"Connection refused", "ConnectionRefusedError: [Errno 111] Connection refused"),
+        entry(nccl_raw, "postgres/refused", r"connection to server at \"[^\"]+\" \([\d.]+\), port \d+ failed: Connection refused",
+              'psycopg2.OperationalError: connection to server at "localhost" (127.0.0.1), port 5432 failed: Connection refused',
+              ["could not connect to server: Connection refused"]),
+    ]
+    return Matcher({e.id: e for e in entries})
+
+
+NCCL_PASTES = [
+    # inside a code fence, with Slack escapes and a log prefix
+    "anyone seen this? ```[rank0]:   File \"train.py\", line 9, in &lt;module&gt;\n"
+    "[rank0]: RuntimeError: [torch.distributed] AllReduce timed out in rank 0 (timeout: 600)```",
+    # Chinese chatter around it
+    "训练跑到一半挂了，谁见过这个？\nRuntimeError: [torch.distributed] AllReduce timed out in rank 12 (timeout: 1800)\n多谢",
+    # Windows paths, CRLF
+    "Traceback (most recent call last):\r\n  File \"C:\\Users\\dev\\train.py\", line 3, in <module>\r\n"
+    "RuntimeError: [torch.distributed] AllReduce timed out in rank 1 (timeout: 300)\r\n",
+    # timestamps and ANSI colour from a terminal
+    "2026-11-30 03:12:44,918 \x1b[31mERROR\x1b[0m [trainer] AllReduce timed out in rank 7 (timeout: 600)",
+]
+
+
+@pytest.mark.parametrize("paste", NCCL_PASTES)
+def test_realistic_pastes_match_the_nccl_entry_and_quote_its_line(matcher, paste):
+    (best, *_rest) = matcher.match(paste)
+    assert best.entry_id == NCCL_ID and best.how == "regex"
+    quoted = paste[best.span[0] : best.span[1]]
+    assert quoted.startswith("AllReduce timed out in rank") and quoted.endswith(")")
+    assert "AllReduce timed out" in best.line
+
+
+@pytest.mark.parametrize(
+    "chat",
+    [
+        "the error budget is fine this week",
+        "can we raise the allreduce timeout? it keeps timing out on the 64-GPU job",
+        "NCCL timeouts again on rank 3, looking into it",
+        "our ModuleNotFoundError count went down after the refactor",
+        "I got connection refused yesterday, fixed now",
+        "显存不足的问题解决了吗？",
+        "",
+    ],
+)
+def test_chat_about_errors_matches_nothing(matcher, chat):
+    assert [m for m in matcher.match(chat) if m.how == "fuzzy"] == []
+    if "refused" not in chat and "ModuleNotFound" not in chat:
+        assert matcher.match(chat) == []
+
+
+def test_the_more_specific_longer_hit_ranks_first(matcher):
+    paste = ('psycopg2.OperationalError: connection to server at "db.internal" (10.0.0.5), port 5432 failed: '
+             "Connection refused\n\tIs the server running on that host and accepting TCP/IP connections?")
+    ranked = [m.entry_id for m in matcher.match(paste)]
+    assert ranked == ["postgres/refused", "network/connection-refused"]
+
+
+def test_the_raised_error_beats_a_mention_inside_a_stack_frame(matcher):
+    paste = (
+        "Traceback (most recent call last):\n"
+        '  File "serve.py", line 4, in <module>\n'
+        '    raise RuntimeError("CUDA out of memory. Tried to allocate 2 GiB was expected")\n'
+        "ModuleNotFoundError: No module named 'vllm'\n"
+    )
+    assert matcher.match(paste)[0].entry_id == "python/module-not-found"
+
+
+def test_fuzzy_fallback_finds_a_reworded_error_line(matcher):
+    paste = "Traceback (most recent call last):\nRuntimeError: [torch.distributed] AllReduce timed out on rank 3 (600 s)"
+    (best,) = matcher.match(paste)
+    assert best.entry_id == NCCL_ID and best.how == "fuzzy" and 0.82 <= best.score < 1
+
+
+def test_fuzzy_fallback_needs_an_error_line(matcher):
+    assert matcher.match("[torch.distributed] AllReduce timed out on rank 3 (600 s) is what the doc says") == []
+
+
+def test_fuzzy_fallback_stays_silent_below_the_threshold(matcher):
+    assert matcher.match("RuntimeError: something completely unrelated happened in the loader") == []
+
+
+def test_a_long_paste_and_binary_junk_do_not_break_matching(matcher):
+    junk = bytes(range(256)).decode("latin-1") * 20
+    paste = ("x" * 39_000) + junk + "\nRuntimeError: [torch.distributed] AllReduce timed out in rank 2 (timeout: 60)"
+    assert matcher.match(paste)[0].entry_id == NCCL_ID
+
+
+def test_a_pathological_regex_is_harmless_in_re2(nccl_raw):
+    # (a+)+$ takes exponential time in Python's re on "aaaa…b"; RE2 answers in linear time.
+    # A watchdog, not a speed test: in a backtracking engine this call would never return.
+    evil = Matcher({"x/evil": entry(nccl_raw, "x/evil", r"(a+)+$", "evil")})
+
+    def hung(*_):
+        raise TimeoutError("the regex backtracked")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(20)
+    try:
+        assert evil.match("a" * 50_000 + "b") == []
+        assert evil.match("a" * 50_000)[0].entry_id == "x/evil"
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_a_regex_re2_cannot_compile_is_a_loud_error(nccl_raw):
+    with pytest.raises(MatcherError, match="x/backref"):
+        Matcher({"x/backref": entry(nccl_raw, "x/backref", r"(a)\1", "backref")})

@@ -1,0 +1,47 @@
+"""Normalising pastes: Slack markup and terminal noise out, offsets back to the original."""
+
+from __future__ import annotations
+
+from bot.kb.normalize import normalize, strip_log_prefix
+
+
+def test_slack_escapes_fences_links_and_mentions_are_decoded():
+    paste = "<@U024BE7LH> see ```a &lt;b&gt; &amp; c``` <https://x.io/run/7|run 7> <!here> <#C1|ml-infra>"
+    assert normalize(paste).text == "@U024BE7LH see \na <b> & c\n run 7 @here #ml-infra"
+
+
+def test_ansi_crlf_zero_width_and_nbsp_are_cleaned():
+    paste = "\x1b[1;31mRuntimeError\x1b[0m:\u00a0CUDA\u200b out\r\nnext\rline\ufeff"
+    assert normalize(paste).text == "RuntimeError: CUDA out\nnext\nline"
+
+
+def test_a_span_maps_back_to_the_original_text():
+    paste = "```\r\n\x1b[31m[rank1]: RuntimeError: x &lt;module&gt; y\x1b[0m\r\n```"
+    plain = normalize(paste)
+    start = plain.text.index("RuntimeError")
+    end = plain.text.index(" y") + 2
+    a, b = plain.original_span(start, end)
+    assert paste[a:b] == "RuntimeError: x &lt;module&gt; y"
+
+
+def test_a_span_inside_a_link_label_maps_into_the_label():
+    paste = "see <https://ci.example/jobs/1|job one> now"
+    plain = normalize(paste)
+    start = plain.text.index("one")
+    assert paste[slice(*plain.original_span(start, start + 3))] == "one"
+
+
+def test_binary_junk_loses_control_characters_but_keeps_text():
+    paste = "ok\x00\x01\x02 Error: boom\x7f"
+    assert normalize(paste).text == "ok Error: boom"
+
+
+def test_line_at_returns_the_whole_line():
+    plain = normalize("a\nbb RuntimeError: x\nc")
+    assert plain.line_at(plain.text.index("Runtime")) == "bb RuntimeError: x"
+
+
+def test_log_prefixes_are_stripped():
+    assert strip_log_prefix("2026-03-04 12:00:01,123 ERROR [worker-3] KeyError: 'x'") == "KeyError: 'x'"
+    assert strip_log_prefix("[2026-03-04T12:00:01Z] FATAL: out of slots") == "out of slots"
+    assert strip_log_prefix("Mar  4 12:00:01 kubelet[812]: E0304 fail") == "E0304 fail"

@@ -1,0 +1,85 @@
+"""Loading a seeds directory: the user's entry intact, broken files named, export round trip."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bot.kb.seeds import SeedError, export_seeds, load_seeds, read_seeds
+from tests.conftest import NCCL_ID, SEEDS, USER_SEED, write_entry
+
+
+def test_the_users_entry_loads_with_its_content_unchanged():
+    original = json.loads(USER_SEED.read_text(encoding="utf-8"))
+    entries = load_seeds(SEEDS)
+    assert entries[NCCL_ID].raw == original
+    assert list(entries[NCCL_ID].raw) == list(original)
+
+
+def test_the_repo_copy_is_the_users_file_byte_for_byte():
+    shared = USER_SEED.parents[3] / "shared" / "seeds" / "000_2f36a61bd99dd588.txt"
+    if not shared.exists():
+        pytest.skip("the design folder ../shared is not beside this checkout")
+    assert json.loads(shared.read_text(encoding="utf-8")) == json.loads(USER_SEED.read_text(encoding="utf-8"))
+
+
+def test_unknown_keys_survive_load_and_export(tmp_path, nccl_raw):
+    nccl_raw["team_notes"] = {"owner": "ml-infra", "ticket": 4411}
+    write_entry(tmp_path / "in", nccl_raw)
+    entries = load_seeds(tmp_path / "in")
+    (path,) = export_seeds([e.raw for e in entries.values()], tmp_path / "out")
+    assert path == tmp_path / "out" / "pytorch" / "nccl-timeout-during-allreduce.json"
+    assert json.loads(path.read_text(encoding="utf-8")) == nccl_raw
+
+
+def test_malformed_json_names_the_file_and_place(tmp_path, nccl_raw):
+    write_entry(tmp_path, nccl_raw)
+    bad = tmp_path / "pytorch" / "broken.json"
+    bad.write_text('{"id": "pytorch/broken",\n  "signature": }', encoding="utf-8")
+    with pytest.raises(SeedError) as caught:
+        load_seeds(tmp_path)
+    (problem,) = caught.value.problems
+    assert problem.file == str(bad)
+    assert "malformed JSON" in problem.message and "line 2" in problem.message
+
+
+def test_duplicate_ids_are_reported(tmp_path, nccl_raw):
+    write_entry(tmp_path, nccl_raw)
+    write_entry(tmp_path, nccl_raw, relative="pytorch/copy.json")
+    _, problems = read_seeds(tmp_path)
+    messages = [str(p) for p in problems]
+    assert any("copy.json: id: is 'pytorch/nccl-timeout-during-allreduce'" in m for m in messages), messages
+
+
+def test_duplicate_ids_in_one_place_are_refused(tmp_path, nccl_raw):
+    write_entry(tmp_path, nccl_raw)
+    other = dict(nccl_raw, id="pytorch/second")
+    write_entry(tmp_path, other)
+    second = tmp_path / "pytorch" / "second.json"
+    data = json.loads(second.read_text(encoding="utf-8"))
+    assert data["id"] == "pytorch/second"
+    entries, problems = read_seeds(tmp_path)
+    assert problems == [] and len(entries) == 2
+
+
+def test_a_dangling_transition_link_is_reported(tmp_path, nccl_raw):
+    nccl_raw["transition_graph"]["leads_to"] = ["pytorch/no-such-entry"]
+    write_entry(tmp_path, nccl_raw)
+    _, problems = read_seeds(tmp_path)
+    assert [f"{p.path}: {p.message}" for p in problems] == [
+        "transition_graph.leads_to[0]: no entry has id 'pytorch/no-such-entry'"
+    ]
+
+
+def test_non_utf8_file_is_reported(tmp_path):
+    path = tmp_path / "x" / "y.json"
+    path.parent.mkdir()
+    path.write_bytes(b'{"id": "x/y", "signature": "\xff\xfe"}')
+    _, problems = read_seeds(tmp_path)
+    assert problems[0].file == str(path) and "not UTF-8" in problems[0].message
+
+
+def test_an_empty_directory_is_an_error(tmp_path):
+    with pytest.raises(SeedError, match="contains no entries"):
+        load_seeds(tmp_path)

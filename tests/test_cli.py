@@ -1,0 +1,123 @@
+"""The `errkb` command as a user runs it: exit codes, formats, locales, bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from tests.conftest import NCCL_ID, REPO, write_entry
+
+SAMPLE = REPO / "bot" / "samples" / "nccl_traceback.txt"
+
+
+@pytest.fixture(autouse=True)
+def no_store(tmp_path, monkeypatch):
+    """Point the default store at an empty folder so the CLI runs on seed priors."""
+    monkeypatch.setenv("DATABASE_URL", f"sqlite+aiosqlite:///{tmp_path}/none.db")
+    monkeypatch.setenv("ERRKB_SEEDS", str(REPO / "seeds"))
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_diagnose_json_in_chinese(capsys):
+    code, out, _ = run(capsys, "diagnose", str(SAMPLE), "--format", "json", "--locale", "zh-TW")
+    data = json.loads(out)
+    assert code == 0 and data["locale"] == "zh"
+    best = data["matches"][0]
+    assert best["id"] == NCCL_ID and best["how"] == "regex"
+    text = SAMPLE.read_text(encoding="utf-8")
+    assert text[best["span"][0] : best["span"][1]] == "AllReduce timed out in rank 3 (timeout: 600)"
+    assert best["signature"].startswith("运行时错误")
+
+
+def test_diagnose_text_for_a_japanese_locale_is_english(capsys):
+    code, out, _ = run(capsys, "diagnose", str(SAMPLE), "--locale", "ja-JP")
+    assert code == 0 and "Root cause" in out and "根本原因" not in out
+
+
+def test_nothing_matched_exits_1(capsys, tmp_path):
+    chat = tmp_path / "chat.txt"
+    chat.write_text("the error budget is fine, and can we raise the allreduce timeout?", encoding="utf-8")
+    code, out, _ = run(capsys, "diagnose", str(chat))
+    assert code == 1 and "No known error found" in out
+
+
+def test_unreadable_input_exits_2_with_one_line(capsys, tmp_path):
+    code, out, err = run(capsys, "diagnose", str(tmp_path / "missing.txt"))
+    assert code == 2 and out == "" and err.startswith("errkb: cannot read") and err.count("\n") == 1
+
+
+def test_bad_usage_exits_2(capsys):
+    code, _, err = run(capsys, "diagnose", "--format", "yaml")
+    assert code == 2 and "invalid choice" in err
+
+
+def test_blocks_format_prints_slack_messages(capsys):
+    code, out, _ = run(capsys, "diagnose", str(SAMPLE), "--format", "blocks")
+    messages = json.loads(out)["messages"]
+    assert code == 0 and messages[0]["blocks"][0]["type"] == "header" and len(messages) == 4
+
+
+def test_invalid_utf8_on_stdin_is_replaced_not_fatal():
+    paste = b"\xff\xfe garbage \x00\n" + SAMPLE.read_bytes()
+    proc = subprocess.run([sys.executable, "-m", "bot.cli", "diagnose", "-", "--format", "json"],
+                          input=paste, capture_output=True, cwd=REPO, env=os.environ.copy(), timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["matches"][0]["id"] == NCCL_ID
+
+
+def test_search_in_chinese_finds_the_nccl_entry(capsys):
+    code, out, _ = run(capsys, "search", "超时", "--format", "json", "--limit", "5")
+    results = json.loads(out)["results"]
+    assert code == 0 and NCCL_ID in [r["id"] for r in results]
+    assert all({"id", "score", "signature"} <= set(r) for r in results)
+
+
+def test_show_unknown_id_exits_2(capsys):
+    code, _, err = run(capsys, "show", "pytorch/nope")
+    assert code == 2 and "no entry with id 'pytorch/nope'" in err
+
+
+def test_show_json_reports_rates_and_evidence(capsys):
+    code, out, _ = run(capsys, "show", NCCL_ID, "--format", "json")
+    data = json.loads(out)
+    assert code == 0 and data["evidence_count"] == 1
+    assert [w["success_rate"] for w in data["workarounds"]] == [0.85, 0.8, 0.75]
+
+
+def test_validate_explains_a_broken_entry_by_file_and_field(capsys, tmp_path, nccl_raw):
+    nccl_raw["workarounds"][2]["success_rate"] = 3
+    nccl_raw["regex"] = "(?P<x>a)(?P=x)"
+    path = write_entry(tmp_path, nccl_raw)
+    code, out, _ = run(capsys, "validate", str(tmp_path))
+    assert code == 1
+    assert f"{path}: workarounds[2].success_rate: must be between 0 and 1, got 3" in out
+    assert f"{path}: regex: RE2 cannot compile it" in out
+
+
+def test_validate_accepts_the_bundled_seeds(capsys):
+    code, _, err = run(capsys, "validate")
+    assert code == 0 and "are valid" in err
+
+
+def test_new_scaffolds_an_entry_that_validates(capsys, tmp_path):
+    seeds, fixtures = tmp_path / "seeds", tmp_path / "fixtures"
+    code, out, _ = run(capsys, "new", "redis/cluster-down", "--seeds", str(seeds), "--fixtures", str(fixtures))
+    assert code == 0
+    assert Path(out.splitlines()[0]) == seeds / "redis" / "cluster-down.json"
+    assert (fixtures / "redis" / "cluster-down" / "2.txt").exists()
+    assert run(capsys, "validate", str(seeds))[0] == 0
+    code, out, _ = run(capsys, "lint", str(seeds), "--fixtures", str(fixtures))
+    assert code == 1 and "TODO placeholder" in out
+    code, _, err = run(capsys, "new", "redis/cluster-down", "--seeds", str(seeds), "--fixtures", str(fixtures))
+    assert code == 2 and "already exists" in err

@@ -1,0 +1,76 @@
+"""The service: a paste and a reader's locale in, a localized diagnosis out, live votes applied."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from bot import i18n
+from bot.diagnose import ErrkbService, Feedback
+from bot.kb.feedback import Tally
+from tests.conftest import NCCL_ID
+
+PASTE = "[rank0]: RuntimeError: [torch.distributed] AllReduce timed out in rank 0 (timeout: 600)"
+
+
+class FakeVotes:
+    """Stands in for the store's vote counts (the store has its own tests)."""
+
+    def __init__(self, tallies: dict[int, Tally], voters: int = 0) -> None:
+        self.tallies, self.voters, self.hits = tallies, voters, []
+
+    async def feedback(self, entry_ids):
+        return {i: Feedback(self.tallies, distinct_voters=self.voters, last_confirmed=dt.date(2026, 11, 30))
+                for i in entry_ids}
+
+    async def record_hit(self, entry_id, locale, day=None):
+        self.hits.append((entry_id, locale))
+
+
+async def test_english_reader_gets_the_seed_text_ranked_by_prior(kb):
+    with i18n.use_locale("en-US"):
+        diagnosis = await ErrkbService(kb).diagnose(PASTE)
+    entry = diagnosis.best.entry
+    assert diagnosis.locale == "en" and entry.id == NCCL_ID
+    assert [w.index for w in entry.workarounds] == [0, 2, 1]  # 0.85, 0.80, 0.75
+    assert entry.dead_ends[0].fail_rate == 0.95 and not entry.dead_ends[0].untranslated
+
+
+async def test_chinese_reader_gets_chinese_and_marked_english_where_no_translation(kb):
+    with i18n.use_locale("zh-CN"):
+        entry = (await ErrkbService(kb).diagnose(PASTE)).best.entry
+    assert entry.signature.startswith("运行时错误") and entry.root_cause.startswith("NCCL allreduce 操作")
+    assert entry.workarounds[0].text.startswith("使用 `nccl-tests`")
+    # The user's entry has no dead_ends_zh: English stands in, marked, never blank.
+    assert all(d.untranslated and d.text for d in entry.dead_ends)
+
+
+async def test_votes_move_rates_ranking_and_evidence(kb):
+    votes = FakeVotes({1: Tally(up=30, down=0), 0: Tally(up=0, down=10)}, voters=40)
+    with i18n.use_locale("en"):
+        entry = await ErrkbService(kb, votes).show(NCCL_ID)
+    assert next(w.index for w in entry.workarounds) == 1
+    top = entry.workarounds[0]
+    assert top.votes_up == 30 and top.success_rate > 0.9
+    assert entry.workaround(0).success_rate < 0.5
+    assert entry.evidence_count == 1 + 40
+    assert entry.last_confirmed == dt.date(2026, 11, 30)
+
+
+async def test_a_diagnosis_is_counted_without_keeping_the_paste(kb):
+    votes = FakeVotes({})
+    with i18n.use_locale("zh"):
+        await ErrkbService(kb, votes).diagnose(PASTE)
+    assert votes.hits == [(NCCL_ID, "zh")]
+
+
+async def test_a_huge_paste_keeps_its_tail_and_true_offsets(kb):
+    paste = "x" * 250_000 + "\n" + PASTE
+    diagnosis = await ErrkbService(kb).diagnose(paste)
+    start, end = diagnosis.best.span
+    assert paste[start:end] == "AllReduce timed out in rank 0 (timeout: 600)"
+
+
+async def test_search_shows_signatures_in_the_readers_language(kb):
+    with i18n.use_locale("zh"):
+        results = ErrkbService(kb).search("allreduce timed out", limit=3)
+    assert any(r.id == NCCL_ID and r.signature.startswith("运行时错误") for r in results)
