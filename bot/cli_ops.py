@@ -64,7 +64,8 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
         for p in problems:
             print(p, file=sys.stderr)
         return 1
-    written = export_seeds(raws, args.out)
+    translations = {e.id: e.translations for e in entries.values() if e.translations}
+    written = export_seeds(raws, args.out, translations)
     print(f"{len(written)} entries written to {args.out}")
     return 0
 

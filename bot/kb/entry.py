@@ -81,12 +81,15 @@ class Entry:
 
     raw: dict[str, Any]
     source: str = ""
+    # Chinese text kept beside an entry whose file must stay as its author wrote it
+    # (seeds/_translations/<domain>/<slug>.json); ``raw`` never sees it.
+    translations: dict[str, Any] = field(default_factory=dict)
     workarounds: tuple[Workaround, ...] = field(init=False)
     dead_ends: tuple[DeadEnd, ...] = field(init=False)
 
     def __post_init__(self) -> None:
-        zh_w = self.raw.get("workarounds_zh") or []
-        zh_d = self.raw.get("dead_ends_zh") or []
+        zh_w = self.translated("workarounds_zh") or []
+        zh_d = self.translated("dead_ends_zh") or []
         works = tuple(
             Workaround(
                 index=i,
@@ -112,6 +115,10 @@ class Entry:
         object.__setattr__(self, "workarounds", works)
         object.__setattr__(self, "dead_ends", ends)
 
+    def translated(self, key: str) -> Any:
+        """A ``*_zh`` field from the entry, else from its translations file."""
+        return self.raw.get(key) or self.translations.get(key)
+
     def _str(self, key: str) -> str:
         value = self.raw.get(key)
         return value if isinstance(value, str) else ""
@@ -130,7 +137,8 @@ class Entry:
 
     @property
     def signature_zh(self) -> str:
-        return self._str("signature_zh")
+        value = self.translated("signature_zh")
+        return value if isinstance(value, str) else ""
 
     @property
     def regex(self) -> str:
@@ -142,7 +150,8 @@ class Entry:
 
     @property
     def root_cause_zh(self) -> str:
-        return self._str("root_cause_zh")
+        value = self.translated("root_cause_zh")
+        return value if isinstance(value, str) else ""
 
     @property
     def aliases(self) -> tuple[str, ...]:
@@ -366,6 +375,33 @@ def _validate_actions(check: _Checker, raw: dict) -> None:
             base = key.removesuffix("_zh")
             check.add(key, f"has {len(translations)} items but {base} has {len(originals)}; "
                            "they must align one to one")
+
+
+TRANSLATION_KEYS = ("signature_zh", "root_cause_zh", "workarounds_zh", "dead_ends_zh")
+
+
+def validate_translations(overlay: Any, file: str, entry: Entry | None) -> list[Problem]:
+    """Problems with a translations file: unknown keys, wrong types, misalignment, overriding the entry."""
+    check = _Checker(file)
+    if not isinstance(overlay, dict):
+        check.add("", f"expected a JSON object, got {_type_name(overlay)}")
+        return check.problems
+    if entry is None:
+        check.add("", "translates no entry (no seed file with this domain/slug)")
+        return check.problems
+    for key in overlay:
+        if key not in TRANSLATION_KEYS:
+            check.add(key, f"not a translation field; expected one of {', '.join(TRANSLATION_KEYS)}")
+        elif key in entry.raw:
+            check.add(key, f"the entry {entry.source} already has {key}; translate it in one place")
+    for key in ("signature_zh", "root_cause_zh"):
+        check.typed(overlay, key, key, (str,), required=False)
+    for key, base in (("workarounds_zh", "workarounds"), ("dead_ends_zh", "dead_ends")):
+        items = check.text_list(overlay, key, key)
+        originals = entry.raw.get(base) or []
+        if items is not None and len(items) != len(originals):
+            check.add(key, f"has {len(items)} items but {base} has {len(originals)}; they must align one to one")
+    return check.problems
 
 
 def dangling_links(entries: dict[str, Entry]) -> Iterator[Problem]:

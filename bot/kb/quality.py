@@ -69,7 +69,7 @@ def lint(entries: Mapping[str, Entry], matcher: Matcher, fixtures_dir: Path) -> 
         for path in _placeholders(entry.raw):
             gap(path, "TODO placeholder left in (from `errkb new`)")
         for key in ("signature_zh", "root_cause_zh"):
-            if not str(entry.raw.get(key) or "").strip():
+            if not str(entry.translated(key) or "").strip():
                 gap(key, "missing Chinese translation")
         for key, items in (("workarounds_zh", entry.workarounds), ("dead_ends_zh", entry.dead_ends)):
             for i, item in enumerate(items):

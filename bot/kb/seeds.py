@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from bot.kb.entry import Entry, Problem, dangling_links, validate_entry
+from bot.kb.entry import Entry, Problem, dangling_links, validate_entry, validate_translations
+
+TRANSLATIONS_DIR = "_translations"
 
 
 class SeedError(Exception):
@@ -19,7 +21,7 @@ class SeedError(Exception):
 
 def seed_files(directory: Path) -> list[Path]:
     """The entry files of a seeds directory, in a stable order."""
-    return sorted(p for p in directory.glob("*/*.json") if p.is_file())
+    return sorted(p for p in directory.glob("*/*.json") if p.is_file() and p.parent.name != TRANSLATIONS_DIR)
 
 
 def read_seeds(directory: str | Path) -> tuple[dict[str, Entry], list[Problem]]:
@@ -48,6 +50,18 @@ def read_seeds(directory: str | Path) -> tuple[dict[str, Entry], list[Problem]]:
             continue
         entries[raw["id"]] = Entry(raw=raw, source=name)
     problems.extend(dangling_links(entries))
+    for path in sorted((root / TRANSLATIONS_DIR).glob("*/*.json")):
+        entry_id = f"{path.parent.name}/{path.stem}"
+        try:
+            overlay = json.loads(path.read_bytes().decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            problems.append(Problem(str(path), "", f"malformed JSON: {exc}"))
+            continue
+        found = validate_translations(overlay, str(path), entries.get(entry_id))
+        problems.extend(found)
+        if not found:
+            entry = entries[entry_id]
+            entries[entry_id] = Entry(raw=entry.raw, source=entry.source, translations=overlay)
     return entries, problems
 
 
@@ -66,9 +80,16 @@ def entry_json(raw: dict) -> str:
     return json.dumps(raw, ensure_ascii=False, indent=2) + "\n"
 
 
-def export_seeds(raws: Iterable[dict], directory: str | Path) -> list[Path]:
-    """Write each entry object to ``<directory>/<domain>/<slug>.json``; returns the paths written."""
+def export_seeds(
+    raws: Iterable[dict], directory: str | Path, translations: Mapping[str, dict] | None = None
+) -> list[Path]:
+    """Write each entry object to ``<directory>/<domain>/<slug>.json`` (and its translations file,
+    if it has one); returns the entry paths written."""
     root = Path(directory)
+    for entry_id, overlay in (translations or {}).items():
+        path = root / TRANSLATIONS_DIR / f"{entry_id}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(entry_json(overlay), encoding="utf-8")
     written = []
     for raw in raws:
         domain, slug = raw["id"].split("/", 1)

@@ -83,3 +83,29 @@ def test_non_utf8_file_is_reported(tmp_path):
 def test_an_empty_directory_is_an_error(tmp_path):
     with pytest.raises(SeedError, match="contains no entries"):
         load_seeds(tmp_path)
+
+
+def test_a_translations_file_completes_an_entry_without_touching_it(tmp_path, nccl_raw):
+    write_entry(tmp_path, nccl_raw)
+    write_entry(tmp_path, {"dead_ends_zh": ["一", "二", "三"]}, relative="_translations/pytorch/nccl-timeout-during-allreduce.json")
+    entry = load_seeds(tmp_path)[NCCL_ID]
+    assert [d.text_zh for d in entry.dead_ends] == ["一", "二", "三"]
+    assert "dead_ends_zh" not in entry.raw
+    export_seeds([entry.raw], tmp_path / "out", {entry.id: entry.translations})
+    assert load_seeds(tmp_path / "out")[NCCL_ID].dead_ends[2].text_zh == "三"
+
+
+@pytest.mark.parametrize(
+    ("overlay", "relative", "expected"),
+    [
+        ({"dead_ends_zh": ["一"]}, "pytorch/nccl-timeout-during-allreduce", "dead_ends_zh: has 1 items but dead_ends has 3"),
+        ({"workarounds_zh": ["x", "y", "z"]}, "pytorch/nccl-timeout-during-allreduce", "workarounds_zh: the entry"),
+        ({"notes": "x"}, "pytorch/nccl-timeout-during-allreduce", "notes: not a translation field"),
+        ({"dead_ends_zh": ["一", "二", "三"]}, "pytorch/nope", "translates no entry"),
+    ],
+)
+def test_a_bad_translations_file_is_reported(tmp_path, nccl_raw, overlay, relative, expected):
+    write_entry(tmp_path, nccl_raw)
+    path = write_entry(tmp_path, overlay, relative=f"_translations/{relative}.json")
+    _, problems = read_seeds(tmp_path)
+    assert [str(p) for p in problems if expected in str(p)] and all(p.file == str(path) for p in problems)
