@@ -11,6 +11,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    Boolean,
     CheckConstraint,
     Date,
     Float,
@@ -22,6 +23,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -129,6 +131,7 @@ class PostedMessageRow(Base):
     """A message the bot posted, and the target its reactions vote on."""
 
     __tablename__ = "posted_messages"
+    __table_args__ = (Index("ix_posted_messages_thread", "workspace", "channel", "thread_ts"),)
 
     workspace: Mapped[str] = mapped_column(SLACK_ID, primary_key=True)
     channel: Mapped[str] = mapped_column(SLACK_ID, primary_key=True)
@@ -156,6 +159,8 @@ class ChannelRow(Base):
     workspace: Mapped[str] = mapped_column(SLACK_ID, primary_key=True)
     channel: Mapped[str] = mapped_column(SLACK_ID, primary_key=True)
     mode: Mapped[str] = mapped_column(String(8))
+    # Whether other bots' messages are answered here too (``/errkb channel bots on``).
+    bots: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class SlackEvent(Base):

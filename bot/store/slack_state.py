@@ -48,10 +48,32 @@ async def message_target(conn: AsyncConnection, workspace: str, channel: str, ts
     if row is None or row.entry_retired_at is not None:
         return None
     if row.kind == DIAGNOSIS:
-        return PostedMessage(row.entry_id, None, row.locale, row.thread_ts)
+        return PostedMessage(row.entry_id, None, row.locale, row.thread_ts, ts)
     if row.position is None:
         return None
-    return PostedMessage(row.entry_id, row.position, row.locale, row.thread_ts)
+    return PostedMessage(row.entry_id, row.position, row.locale, row.thread_ts, ts)
+
+
+async def thread_messages(conn: AsyncConnection, workspace: str, channel: str, thread_ts: str) -> list[PostedMessage]:
+    """The bot's messages in one thread that still vote on something, oldest first."""
+    rows = (await conn.execute(
+        select(PostedMessageRow.ts, Target.entry_id, Target.kind, Target.position, PostedMessageRow.locale)
+        .join(Target, Target.id == PostedMessageRow.target_id)
+        .join(EntryRow, EntryRow.id == Target.entry_id)
+        .where(PostedMessageRow.workspace == workspace, PostedMessageRow.channel == channel,
+               PostedMessageRow.thread_ts == thread_ts, EntryRow.retired_at.is_(None))
+    )).all()
+    messages = [
+        PostedMessage(row.entry_id, None if row.kind == DIAGNOSIS else row.position, row.locale, thread_ts, row.ts)
+        for row in rows
+        if row.kind == DIAGNOSIS or row.position is not None
+    ]
+    return sorted(messages, key=lambda m: _ts_key(m.ts or ""))
+
+
+def _ts_key(ts: str) -> tuple[int, str]:
+    seconds, _dot, fraction = ts.partition(".")
+    return (int(seconds) if seconds.isdigit() else 0, fraction.ljust(6, "0"))
 
 
 async def user_prefs(conn: AsyncConnection, workspace: str, user: str) -> UserPrefs:
@@ -93,3 +115,15 @@ async def set_channel_mode(conn: AsyncConnection, workspace: str, channel: str, 
         raise ValueError(f"channel mode must be one of {', '.join(CHANNEL_MODES)}, got {mode!r}")
     stmt = insert(conn, ChannelRow).values(workspace=workspace, channel=channel, mode=mode)
     await conn.execute(stmt.on_conflict_do_update(index_elements=["workspace", "channel"], set_={"mode": mode}))
+
+
+async def channel_bots(conn: AsyncConnection, workspace: str, channel: str) -> bool:
+    bots = (await conn.execute(
+        select(ChannelRow.bots).where(ChannelRow.workspace == workspace, ChannelRow.channel == channel)
+    )).scalar_one_or_none()
+    return bool(bots)
+
+
+async def set_channel_bots(conn: AsyncConnection, workspace: str, channel: str, bots: bool) -> None:
+    stmt = insert(conn, ChannelRow).values(workspace=workspace, channel=channel, mode="auto", bots=bots)
+    await conn.execute(stmt.on_conflict_do_update(index_elements=["workspace", "channel"], set_={"bots": bots}))

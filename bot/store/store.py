@@ -138,6 +138,11 @@ class Store:
     async def message_target(self, workspace: str, channel: str, ts: str) -> PostedMessage | None:
         return await self._db.read(partial(slack_state.message_target, workspace=workspace, channel=channel, ts=ts))
 
+    async def thread_messages(self, workspace: str, channel: str, thread_ts: str) -> list[PostedMessage]:
+        """The bot's messages in a thread (``ts`` set), oldest first; retired targets left out."""
+        return await self._db.read(partial(slack_state.thread_messages, workspace=workspace, channel=channel,
+                                           thread_ts=thread_ts))
+
     async def user_prefs(self, workspace: str, user: str) -> UserPrefs:
         return await self._db.read(partial(slack_state.user_prefs, workspace=workspace, user=user))
 
@@ -161,3 +166,10 @@ class Store:
 
     async def set_channel_mode(self, workspace: str, channel: str, mode: str) -> None:
         await self._db.write(partial(slack_state.set_channel_mode, workspace=workspace, channel=channel, mode=mode))
+
+    async def channel_bots(self, workspace: str, channel: str) -> bool:
+        """Whether other bots' messages are answered in this channel (default: no)."""
+        return await self._db.read(partial(slack_state.channel_bots, workspace=workspace, channel=channel))
+
+    async def set_channel_bots(self, workspace: str, channel: str, bots: bool) -> None:
+        await self._db.write(partial(slack_state.set_channel_bots, workspace=workspace, channel=channel, bots=bots))

@@ -78,6 +78,7 @@ class PostedMessage:
     workaround: int | None
     locale: str
     thread_ts: str | None = None
+    ts: str | None = field(default=None, compare=False)  # the message's own ts, where the caller wants it
 
 
 @dataclass(frozen=True)
