@@ -74,3 +74,41 @@ class SearchResultView:
     signature: str
     domain: str
     reasons: dict[str, list[str]]
+
+
+@dataclass(frozen=True)
+class TopEntryView:
+    """An entry among the most matched, with its signature in the reader's locale."""
+
+    id: str
+    signature: str
+    hits: int
+
+
+@dataclass(frozen=True)
+class TrustedWorkaroundView:
+    entry_id: str
+    signature: str
+    workaround: WorkaroundView
+
+
+@dataclass(frozen=True)
+class UsageView:
+    """What ``/errkb stats`` and the App Home show: the workspace's errors and trusted fixes."""
+
+    entries: int
+    top_entries: list[TopEntryView]
+    trusted: list[TrustedWorkaroundView]
+    hits_by_locale: dict[str, int]
+    votes_up: int
+    votes_down: int
+    diagnosis_up: int
+    diagnosis_down: int
+    voters: int
+
+
+@dataclass(frozen=True)
+class HomeView:
+    setting: str  # "auto" | "en" | "zh": the user's choice
+    locale: str  # the locale in effect
+    usage: UsageView

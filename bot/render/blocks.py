@@ -12,7 +12,7 @@ from typing import Any
 
 from bot.i18n import _, current_locale, fmt_number, ngettext
 from bot.render import labels
-from bot.views import EntryView, MatchView, SearchResultView, WorkaroundView
+from bot.views import EntryView, HomeView, MatchView, SearchResultView, UsageView, WorkaroundView
 
 SECTION_LIMIT = 3000
 HEADER_LIMIT = 150
@@ -25,6 +25,7 @@ ACTION_VOTE_DOWN = "errkb_vote_down"
 ACTION_MORE = "errkb_more_workarounds"
 ACTION_TRANSLATE = "errkb_translate"
 ACTION_POST = "errkb_post_entry"
+ACTION_HOME_LOCALE = "errkb_home_locale"
 
 Message = dict[str, Any]
 
@@ -123,7 +124,11 @@ def workaround_message(entry: EntryView, workaround: WorkaroundView, rank: int, 
 
 def diagnosis_messages(match: MatchView, top: int = TOP_WORKAROUNDS) -> list[Message]:
     """Everything posted in the thread for one match: the diagnosis, then its top workarounds."""
-    entry = match.entry
+    return answer_messages(match.entry, match, top)
+
+
+def answer_messages(entry: EntryView, match: MatchView | None = None, top: int = TOP_WORKAROUNDS) -> list[Message]:
+    """The diagnosis, then the top workarounds, the last with a "more" button when some are left."""
     shown = entry.workarounds[:top]
     more = len(entry.workarounds) - len(shown)
     messages = [diagnosis_message(entry, match)]
@@ -158,3 +163,112 @@ def search_message(query: str, results: list[SearchResultView]) -> Message:
 
 def count_text(n: int) -> str:
     return ngettext("{n} entry", "{n} entries", n).format(n=fmt_number(n))
+
+
+# --- short answers, help, usage and App Home -------------------------------------------------------
+
+
+def notice(markdown: str) -> Message:
+    """A one-section message; ``markdown`` is ours, with anything user-given already escaped."""
+    return {"text": _clip(markdown, SECTION_LIMIT), "blocks": [_section(markdown)]}
+
+
+def help_lines() -> list[tuple[str, str]]:
+    return [
+        ("/errkb search <words>", _("find entries, in English or Chinese")),
+        ("/errkb show <id>", _("one entry with its live success rates")),
+        ("/errkb <pasted error>", _("diagnose a paste privately")),
+        ("/errkb locale en|zh|auto", _("your language (auto follows your Slack language)")),
+        ("/errkb channel auto|mention|off", _("in this channel, answer every paste, only when @mentioned, or never")),
+        ("/errkb channel bots on|off", _("in this channel, also answer other bots' messages")),
+        ("/errkb stats", _("the most frequent errors and most trusted workarounds")),
+        ("/errkb help", _("this help")),
+    ]
+
+
+def help_message(lead: str | None = None) -> Message:
+    """Every sub-command; ``lead`` (already escaped) goes first, e.g. why help is shown."""
+    intro = _("Paste an error in a channel I'm in and I answer in its thread, in your language.")
+    lines = [f"• `{escape(cmd)}` — {text}" for cmd, text in help_lines()]
+    votes = _("On my answers, react 👍 if a workaround worked and 👎 if it didn't (or use its buttons); "
+              "on the diagnosis, 👍 means I picked the right error.")
+    blocks: list[dict[str, Any]] = []
+    if lead:
+        blocks.append(_section(lead))
+    blocks += [_section(f"*errkb* — {intro}"), _section("\n".join(lines)), _context(votes)]
+    return {"text": lead or intro, "blocks": blocks}
+
+
+def vote_receipt(workaround: WorkaroundView) -> Message:
+    """Shown privately after a vote on a message that cannot be updated in place (an ephemeral one)."""
+    text = _("Thanks, your vote is counted. This workaround now {rate} ({votes}).").format(
+        rate=labels.success_text(workaround), votes=labels.votes_text(workaround))
+    return notice(text)
+
+
+def _usage_blocks(usage: UsageView) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = [_section(f"*{_('Most frequent errors')}*")]
+    if usage.top_entries:
+        lines = [f"• *{escape(e.signature)}* `{e.id}` — "
+                 + ngettext("{n} match", "{n} matches", e.hits).format(n=fmt_number(e.hits))
+                 for e in usage.top_entries]
+        blocks.append(_section("\n".join(lines)))
+    else:
+        blocks.append(_context(_("No errors matched yet. Paste one in a channel I'm in.")))
+    blocks.append(_section(f"*{_('Most trusted workarounds')}*"))
+    if usage.trusted:
+        lines = [f"• {escape(_clip(t.workaround.text, 300))}{_mark(t.workaround.untranslated)}\n"
+                 f"    _{escape(t.signature)}_ · {labels.success_text(t.workaround)}"
+                 f" · {labels.votes_text(t.workaround)}"
+                 for t in usage.trusted]
+        blocks.append(_section("\n".join(lines)))
+    else:
+        blocks.append(_context(_("No votes yet. React 👍 or 👎 on a workaround I posted.")))
+    return blocks
+
+
+def usage_message(usage: UsageView) -> Message:
+    """``/errkb stats``."""
+    title = _("errkb in this workspace")
+    blocks = [_section(f"*{title}*"), *_usage_blocks(usage)]
+    locales = ", ".join(f"{code}: {fmt_number(n)}" for code, n in sorted(usage.hits_by_locale.items()))
+    totals = [
+        count_text(usage.entries),
+        _("workaround votes: {up} up, {down} down").format(up=fmt_number(usage.votes_up),
+                                                          down=fmt_number(usage.votes_down)),
+        _("diagnosis right: {up}, wrong: {down}").format(up=fmt_number(usage.diagnosis_up),
+                                                        down=fmt_number(usage.diagnosis_down)),
+        ngettext("{n} voter", "{n} voters", usage.voters).format(n=fmt_number(usage.voters)),
+    ]
+    if locales:
+        totals.append(_("matches by language: {counts}").format(counts=locales))
+    blocks.append(_context(" · ".join(totals)))
+    return {"text": title, "blocks": blocks[:MAX_BLOCKS]}
+
+
+def locale_name(setting: str) -> str:
+    return {"auto": _("Automatic (your Slack language)"), "en": "English", "zh": "中文"}.get(setting, setting)
+
+
+def home_view(home: HomeView) -> dict[str, Any]:
+    """The App Home tab: the user's language (changeable here), frequent errors, trusted workarounds."""
+    options = [{"text": {"type": "plain_text", "text": locale_name(s)}, "value": s} for s in ("auto", "en", "zh")]
+    chosen = next(o for o in options if o["value"] == home.setting)
+    language = {
+        "type": "section",
+        "text": {"type": "mrkdwn", "text": f"*{_('Your language')}*\n"
+                 + _("Answers to your pastes and commands come in {language}.").format(
+                     language=locale_name(home.locale))},
+        "accessory": {"type": "static_select", "action_id": ACTION_HOME_LOCALE, "options": options,
+                      "initial_option": chosen},
+    }
+    blocks: list[dict[str, Any]] = [
+        {"type": "header", "text": {"type": "plain_text", "text": "errkb"}},
+        _section(_("Paste an error in a channel I'm in and I answer in its thread, in your language.")),
+        language,
+        {"type": "divider"},
+        *_usage_blocks(home.usage),
+        {"type": "divider"},
+        _context(_("Type `/errkb help` for every command.")),
+    ]
+    return {"type": "home", "blocks": blocks[:100]}

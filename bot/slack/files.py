@@ -1,0 +1,96 @@
+"""The text of a message: its own text plus the text snippets Slack made of long pastes.
+
+Snippet content is fetched with the bot token (``files.info``, then ``url_private``). The token
+is only ever sent to Slack's own hosts or the host of ``SLACK_API_URL``; binary files, files that
+are not text and anything over ``MAX_FILE_BYTES`` are skipped.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+from urllib.parse import urlsplit
+
+import aiohttp
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+log = logging.getLogger(__name__)
+
+MAX_FILE_BYTES = 1_000_000
+MAX_FILES = 3
+SLACK_HOST_SUFFIXES = (".slack.com", ".slack-gov.com", ".slack-edge.com")
+TEXT_FILETYPES = frozenset({
+    "text", "log", "python", "javascript", "typescript", "shell", "bash", "json", "yaml", "xml", "java", "go",
+    "rust", "c", "cpp", "csharp", "ruby", "php", "kotlin", "scala", "sql", "diff", "markdown", "dockerfile",
+})
+
+
+def is_text_file(file: dict[str, Any]) -> bool:
+    if file.get("mode") in ("tombstone", "external") or file.get("is_external"):
+        return False
+    mimetype = str(file.get("mimetype") or "")
+    return file.get("mode") == "snippet" or mimetype.startswith("text/") or file.get("filetype") in TEXT_FILETYPES
+
+
+def trusted(url: str, api_url: str | None) -> bool:
+    """Whether the bot token may be sent to ``url``."""
+    parts = urlsplit(url)
+    if api_url and parts.netloc and parts.netloc == urlsplit(api_url).netloc:
+        return True
+    host = parts.hostname or ""
+    return parts.scheme == "https" and (host == "slack.com" or host.endswith(SLACK_HOST_SUFFIXES))
+
+
+def decode(data: bytes) -> str | None:
+    """Text from bytes, or None for binary junk."""
+    if b"\x00" in data[:8192]:
+        return None
+    return data.decode("utf-8", errors="replace")
+
+
+class FileReader:
+    def __init__(self, client: AsyncWebClient, api_url: str | None) -> None:
+        self.client = client
+        self.api_url = api_url
+
+    async def message_text(self, message: dict[str, Any]) -> str:
+        """The message's text followed by the content of its text snippets."""
+        parts = [str(message.get("text") or "")]
+        for file in [f for f in message.get("files") or [] if isinstance(f, dict)][:MAX_FILES]:
+            content = await self.snippet(file)
+            if content:
+                parts.append(content)
+        return "\n".join(p for p in parts if p)
+
+    async def snippet(self, file: dict[str, Any]) -> str | None:
+        if not is_text_file(file) or int(file.get("size") or 0) > MAX_FILE_BYTES or not file.get("id"):
+            return None
+        try:
+            info = (await self.client.files_info(file=file["id"])).get("file") or {}
+        except SlackApiError as exc:
+            log.warning("files.info %s failed: %s", file.get("id"), exc.response.get("error"))
+            return None
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            log.warning("files.info %s failed: %s", file.get("id"), exc)
+            return None
+        if not is_text_file(info) or int(info.get("size") or 0) > MAX_FILE_BYTES:
+            return None
+        url = info.get("url_private_download") or info.get("url_private")
+        if not url or not trusted(url, self.api_url):
+            return None
+        return await self._download(url)
+
+    async def _download(self, url: str) -> str | None:
+        headers = {"Authorization": f"Bearer {self.client.token}"}
+        timeout = aiohttp.ClientTimeout(total=15)
+        try:
+            async with aiohttp.ClientSession(timeout=timeout) as session, session.get(url, headers=headers) as resp:
+                if resp.status != 200:
+                    log.warning("snippet download returned HTTP %s", resp.status)
+                    return None
+                data = await resp.content.read(MAX_FILE_BYTES + 1)
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            log.warning("snippet download failed: %s", exc)
+            return None
+        return decode(data[:MAX_FILE_BYTES])
