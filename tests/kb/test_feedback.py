@@ -1,0 +1,165 @@
+"""The feedback maths: what a reader's reactions add up to, and how votes move rates."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from bot.kb import feedback as fb
+from bot.kb.feedback import Mark, Tally
+
+
+def run(*events: tuple[str, bool, float]) -> dict[str, Mark]:
+    ledger: dict[str, Mark] = {}
+    for token, present, at in events:
+        ledger = fb.apply_event(ledger, token, present, at)
+    return ledger
+
+
+class TestReactions:
+    def test_thumbs_up_alone_is_an_up_vote(self):
+        assert fb.vote_of(run(("+1", True, 1))) == 1
+
+    def test_thumbs_down_alone_is_a_down_vote(self):
+        assert fb.vote_of(run(("-1", True, 1))) == -1
+
+    def test_both_cancel(self):
+        assert fb.vote_of(run(("+1", True, 1), ("-1", True, 2))) == 0
+
+    def test_removing_one_of_both_leaves_the_other(self):
+        assert fb.vote_of(run(("+1", True, 1), ("-1", True, 2), ("-1", False, 3))) == 1
+
+    def test_removing_undoes(self):
+        assert fb.vote_of(run(("+1", True, 1), ("+1", False, 2))) == 0
+
+    def test_neither_is_no_vote(self):
+        assert fb.vote_of({}) == 0
+
+    def test_repeated_add_counts_once(self):
+        ledger = run(("+1", True, 1), ("+1", True, 1), ("+1", True, 2))
+        assert fb.vote_of(ledger) == 1
+        assert Tally().moved(0, fb.vote_of(ledger)) == Tally(1, 0)
+
+    def test_late_add_after_remove_is_ignored(self):
+        # Slack delivered the removal (t=2) before the add (t=1) it undoes.
+        assert fb.vote_of(run(("+1", False, 2), ("+1", True, 1))) == 0
+
+    def test_duplicate_pair_at_one_instant_settles_on_removed(self):
+        assert fb.vote_of(run(("+1", True, 5), ("+1", False, 5), ("+1", True, 5))) == 0
+
+    @pytest.mark.parametrize("token", ["+1", "thumbsup", "+1::skin-tone-2", "+1::skin-tone-6", "thumbs_up"])
+    def test_every_thumbs_up_spelling_and_skin_tone_is_up(self, token):
+        assert fb.reaction_polarity(token) == 1
+
+    @pytest.mark.parametrize("token", ["-1", "thumbsdown", "-1::skin-tone-3"])
+    def test_every_thumbs_down_spelling_and_skin_tone_is_down(self, token):
+        assert fb.reaction_polarity(token) == -1
+
+    @pytest.mark.parametrize("token", ["tada", "heart", "white_check_mark", "+1x", "", "skin-tone-2"])
+    def test_other_reactions_are_not_votes(self, token):
+        assert fb.reaction_polarity(token) == 0
+        assert fb.vote_of(run((token, True, 1))) == 0
+
+    def test_two_skin_tones_of_thumbs_up_are_still_one_vote(self):
+        ledger = run(("+1", True, 1), ("+1::skin-tone-3", True, 2))
+        assert fb.vote_of(ledger) == 1
+        assert fb.vote_of(fb.apply_event(ledger, "+1", False, 3)) == 1  # the toned one is still there
+        assert fb.vote_of(run(("+1", True, 1), ("+1::skin-tone-3", True, 2), ("-1::skin-tone-5", True, 3))) == 0
+
+    def test_any_order_of_a_history_ends_in_the_final_state(self):
+        """Shuffled and duplicated deliveries of a history end where the in-order history ends."""
+        rng = random.Random(20240601)
+        tokens = ["+1", "-1", "+1::skin-tone-4", "tada"]
+        for _ in range(300):
+            history = [(rng.choice(tokens), rng.random() < 0.6, float(t)) for t in range(rng.randint(1, 12))]
+            expected = fb.vote_of(run(*history))
+            delivered = history + rng.sample(history, k=len(history) // 2)
+            rng.shuffle(delivered)
+            assert fb.vote_of(run(*delivered)) == expected, history
+
+
+class TestButtons:
+    def test_worked_is_up_and_didnt_work_is_down(self):
+        assert fb.vote_of(fb.choose_button({}, 1, 1)) == 1
+        assert fb.vote_of(fb.choose_button({}, -1, 1)) == -1
+
+    def test_a_later_click_replaces_the_earlier_one(self):
+        assert fb.vote_of(fb.choose_button(fb.choose_button({}, 1, 1), -1, 2)) == -1
+
+    def test_clicking_twice_is_one_vote(self):
+        assert fb.vote_of(fb.choose_button(fb.choose_button({}, 1, 1), 1, 2)) == 1
+
+    def test_clicks_delivered_out_of_order_keep_the_latest(self):
+        assert fb.vote_of(fb.choose_button(fb.choose_button({}, -1, 2), 1, 1)) == -1
+
+    def test_a_button_and_an_opposite_reaction_cancel_like_two_reactions(self):
+        assert fb.vote_of(fb.choose_button(run(("-1", True, 1)), 1, 2)) == 0
+
+
+class TestConfirmedAt:
+    def test_time_of_the_thumbs_up_while_the_vote_is_up(self):
+        assert fb.confirmed_at(run(("+1", True, 3))) == 3
+        assert fb.confirmed_at(run(("+1", True, 3), ("+1::skin-tone-2", True, 7))) == 7
+
+    def test_none_when_the_vote_is_not_up(self):
+        assert fb.confirmed_at(run(("+1", True, 3), ("+1", False, 4))) is None
+        assert fb.confirmed_at(run(("+1", True, 3), ("-1", True, 4))) is None
+        assert fb.confirmed_at(run(("-1", True, 3))) is None
+
+
+class TestTally:
+    @pytest.mark.parametrize(("before", "after", "moved"), [
+        (0, 1, Tally(1, 0)), (0, -1, Tally(0, 1)), (1, 0, Tally(-1, 0)), (-1, 0, Tally(0, -1)),
+        (1, -1, Tally(-1, 1)), (-1, 1, Tally(1, -1)), (1, 1, Tally(0, 0)), (0, 0, Tally(0, 0)),
+    ])
+    def test_moving_one_users_vote(self, before, after, moved):
+        assert Tally(5, 5).moved(before, after) == Tally(5 + moved.up, 5 + moved.down)
+
+
+class TestRates:
+    def test_prior_weight_runs_from_2_to_10_pseudo_votes(self):
+        assert fb.prior_weight(0.0) == 2.0
+        assert fb.prior_weight(1.0) == 10.0
+        assert fb.prior_weight(0.5) == 6.0
+        assert fb.prior_weight(7.0) == 10.0 and fb.prior_weight(-1.0) == 2.0
+
+    def test_no_votes_means_the_seed_rate(self):
+        assert fb.success_rate(0.85, 0.82, Tally()) == pytest.approx(0.85)
+
+    def test_posterior_mean_formula(self):
+        # n0 = 2 + 8 * 0.5 = 6; (0.5 * 6 + 3) / (6 + 3 + 1) = 0.6
+        assert fb.success_rate(0.5, 0.5, Tally(3, 1)) == pytest.approx(0.6)
+
+    def test_a_confident_seed_moves_less_per_vote(self):
+        unsure = fb.success_rate(0.8, 0.0, Tally(0, 1))
+        sure = fb.success_rate(0.8, 1.0, Tally(0, 1))
+        assert unsure == pytest.approx(1.6 / 3) and sure == pytest.approx(8 / 11)
+        assert unsure < sure < 0.8
+
+    def test_many_votes_outweigh_the_prior(self):
+        assert fb.success_rate(0.9, 0.82, Tally(0, 200)) < 0.05
+        assert fb.success_rate(0.1, 0.82, Tally(200, 0)) > 0.95
+
+    def test_lower_bound_is_below_the_mean_and_tightens_with_votes(self):
+        mean = fb.success_rate(0.7, 0.5, Tally())
+        few = fb.rate_lower_bound(0.7, 0.5, Tally())
+        many = fb.rate_lower_bound(0.7, 0.5, Tally(70, 30))
+        assert few < mean
+        assert few < many < fb.success_rate(0.7, 0.5, Tally(70, 30))
+
+    def test_one_thumbs_up_cannot_lift_a_weak_workaround_above_a_proven_one(self):
+        proven = (0.75, 0.82, Tally(20, 2))  # backed by 22 readers
+        lucky = (0.85, 0.82, Tally(1, 0))  # a good-sounding seed and a single 👍
+        # By the mean alone the single vote would win...
+        assert fb.success_rate(*lucky) > fb.success_rate(*proven)
+        # ...the lower bound, which ranks workarounds, keeps the proven one first.
+        assert fb.rate_lower_bound(*proven) > fb.rate_lower_bound(*lucky)
+
+    def test_fix_success_rate_is_the_mean_of_the_workaround_rates(self):
+        assert fb.fix_success_rate([0.85, 0.75, 0.8]) == pytest.approx(0.8)
+        assert fb.fix_success_rate([]) == 0.0
+
+    def test_evidence_is_seed_count_plus_distinct_voters(self):
+        assert fb.evidence_count(1, 0) == 1
+        assert fb.evidence_count(1, 4) == 5

@@ -1,0 +1,65 @@
+"""Connection settings: SQLite's WAL, busy timeout and foreign keys; PostgreSQL's schema option."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.exc import IntegrityError
+
+from bot.store import Store
+from bot.store.engine import BUSY_TIMEOUT_MS, Database, make_engine
+
+
+async def test_sqlite_connections_use_wal_a_busy_timeout_and_foreign_keys(sqlite_url):
+    db = Database(sqlite_url)
+    try:
+        async def pragmas(conn):
+            return [(await conn.execute(text(f"PRAGMA {name}"))).scalar()
+                    for name in ("journal_mode", "busy_timeout", "foreign_keys")]
+        assert await db.read(pragmas) == ["wal", BUSY_TIMEOUT_MS, 1]
+    finally:
+        await db.dispose()
+
+
+async def test_foreign_keys_are_enforced(store):
+    with pytest.raises(IntegrityError):
+        await store._db.write(lambda conn: conn.execute(text(
+            "INSERT INTO targets (entry_id, kind, key, text, text_hash, prior, up, down) "
+            "VALUES ('no/such-entry', 'diagnosis', '', '', '', 0, 0, 0)")))
+
+
+async def test_an_in_memory_database_works_for_one_process():
+    store = await Store.open("sqlite+aiosqlite:///:memory:")
+    try:
+        claims = await asyncio.gather(*(store.claim_event("Ev1") for _ in range(5)))
+        assert claims.count(True) == 1
+    finally:
+        await store.close()
+
+
+def test_a_schema_on_a_postgresql_url_becomes_the_search_path():
+    engine, schema = make_engine("postgresql+asyncpg://u@db:5432/errkb?schema=bot_data")
+    assert schema == "bot_data"
+    assert "schema" not in engine.url.query
+    assert engine.url.render_as_string() == "postgresql+asyncpg://u@db:5432/errkb"
+
+
+async def test_a_postgresql_schema_keeps_errkb_out_of_public(pg_base_url):
+    base = pg_base_url
+    schema = "errkb_test_schema_check"
+    db = Database(base)
+    try:
+        await db.write(lambda conn: conn.execute(text(f"DROP SCHEMA IF EXISTS {schema} CASCADE")))
+        store = await Store.open(f"{base}?schema={schema}")
+        await store.close()
+
+        async def tables(conn):
+            rows = await conn.execute(text(
+                "SELECT table_schema FROM information_schema.tables WHERE table_name = 'votes'"))
+            return sorted(r[0] for r in rows)
+        assert schema in await db.read(tables)
+    finally:
+        await db.write(lambda conn: conn.execute(text(f"DROP SCHEMA IF EXISTS {schema} CASCADE")))
+        await db.dispose()
