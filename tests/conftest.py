@@ -30,6 +30,14 @@ def kb() -> KnowledgeBase:
 
 
 @pytest.fixture
+def bare_kb(nccl_raw) -> KnowledgeBase:
+    """Only the user's entry, without its translations file: its dead ends have no Chinese."""
+    from bot.kb.entry import Entry
+
+    return KnowledgeBase.from_entries({NCCL_ID: Entry(nccl_raw)})
+
+
+@pytest.fixture
 def nccl_raw() -> dict:
     """A fresh copy of the user's own entry."""
     return copy.deepcopy(json.loads(USER_SEED.read_text(encoding="utf-8")))

@@ -35,13 +35,21 @@ async def test_english_reader_gets_the_seed_text_ranked_by_prior(kb):
     assert entry.dead_ends[0].fail_rate == 0.95 and not entry.dead_ends[0].untranslated
 
 
-async def test_chinese_reader_gets_chinese_and_marked_english_where_no_translation(kb):
+async def test_chinese_reader_gets_chinese_everywhere(kb):
     with i18n.use_locale("zh-CN"):
         entry = (await ErrkbService(kb).diagnose(PASTE)).best.entry
     assert entry.signature.startswith("运行时错误") and entry.root_cause.startswith("NCCL allreduce 操作")
     assert entry.workarounds[0].text.startswith("使用 `nccl-tests`")
-    # The user's entry has no dead_ends_zh: English stands in, marked, never blank.
+    # dead_ends_zh comes from seeds/_translations, the user's file being left as given.
+    assert entry.dead_ends[0].text == "多打日志有助于定位原因，但并不能解决超时本身。"
+    assert not any(d.untranslated for d in entry.dead_ends)
+
+
+async def test_a_missing_translation_shows_english_marked_never_blank(bare_kb):
+    with i18n.use_locale("zh-CN"):
+        entry = (await ErrkbService(bare_kb).diagnose(PASTE)).best.entry
     assert all(d.untranslated and d.text for d in entry.dead_ends)
+    assert entry.dead_ends[0].text.startswith("While logging helps")
 
 
 async def test_votes_move_rates_ranking_and_evidence(kb):

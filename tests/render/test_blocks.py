@@ -69,9 +69,9 @@ async def test_every_message_stays_within_slacks_limits(kb):
                     assert len(block["text"]["text"]) <= blocks.HEADER_LIMIT
 
 
-async def test_chinese_reader_sees_chinese_labels_and_the_english_toggle(kb):
+async def test_chinese_reader_sees_chinese_labels_and_the_english_toggle(bare_kb):
     with i18n.use_locale("zh-CN"):
-        view = await ErrkbService(kb).show(NCCL_ID)
+        view = await ErrkbService(bare_kb).show(NCCL_ID)
         message = blocks.diagnosis_message(view)
     texts = " ".join(all_texts(message))
     assert "根本原因" in texts and "（未翻译）" in texts
