@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 import signal
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncServerErrorRetryHandler,
 )
 from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryIntervalCalculator
+from slack_sdk.http_retry.jitter import Jitter
 from slack_sdk.http_retry.request import HttpRequest
 from slack_sdk.http_retry.response import HttpResponse
 from slack_sdk.http_retry.state import RetryState
@@ -48,6 +50,14 @@ log = logging.getLogger(__name__)
 EVENTS_PATH = "/slack/events"
 HEALTH_PATH = "/healthz"
 SHUTDOWN_GRACE = 25.0  # seconds for in-flight replies after SIGTERM (platforms usually allow 30)
+BACKOFF_SECONDS = 0.5  # first wait after a 5xx or a dropped connection; doubles each retry (plus jitter)
+
+
+class ProportionalJitter(Jitter):
+    """Spread retries over [d, 2d) rather than slack_sdk's default [d, d + 1 s)."""
+
+    def recalculate(self, duration: float) -> float:
+        return duration * (1.0 + random.random())
 
 
 class ServerErrorRetryHandler(AsyncServerErrorRetryHandler):
@@ -60,7 +70,7 @@ class ServerErrorRetryHandler(AsyncServerErrorRetryHandler):
 
 def retry_handlers() -> list[AsyncRetryHandler]:
     """429 → wait Retry-After and try again; 5xx and dropped connections → bounded back-off."""
-    backoff = BackoffRetryIntervalCalculator(backoff_factor=0.5)
+    backoff = BackoffRetryIntervalCalculator(backoff_factor=BACKOFF_SECONDS, jitter=ProportionalJitter())
     return [
         AsyncConnectionErrorRetryHandler(max_retry_count=3, interval_calculator=backoff),
         AsyncRateLimitErrorRetryHandler(max_retry_count=5),
@@ -80,7 +90,7 @@ def build_app(settings: Settings, service: ErrkbService, store: Store, inflight:
     app = AsyncApp(client=client, signing_secret=settings.signing_secret or "", name="errkb",
                    process_before_response=False)
     replies = Replies(service, store, client, FileReader(client, settings.api_url),
-                      LocaleResolver(store, client), inflight or Inflight(), update_delay)
+                      LocaleResolver(store, client), inflight if inflight is not None else Inflight(), update_delay)
 
     @app.middleware
     async def once_per_event(body: dict[str, Any], next_: Callable[[], Awaitable[BoltResponse]]) -> BoltResponse:

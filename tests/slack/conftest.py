@@ -1,0 +1,158 @@
+"""The real bot on a real port, a fake Slack it talks to, and a signed-request sender.
+
+A test reads: given this payload (``tests.slack_payloads``), Slack receives these calls
+(``FakeSlack.wait_for``). Listeners run after the ack, so every assertion polls, bounded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import shutil
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import aiohttp
+import pytest
+
+from bot.config import Settings
+from bot.kb.knowledge import KnowledgeBase
+from bot.slack.app import Running, start
+from bot.store import Store
+from tests.slack.fake_slack import TOKEN, FakeSlack
+
+REPO = Path(__file__).resolve().parents[2]
+SECRET = "fake-signing-secret"
+NCCL_ID = "pytorch/nccl-timeout-during-allreduce"
+NCCL_PASTE = (REPO / "bot" / "samples" / "nccl_traceback.txt").read_text(encoding="utf-8")
+USERS = {"U_EN": "en-US", "U_CN": "zh-CN", "U_TW": "zh-TW", "U_JA": "ja-JP"}
+
+
+def sign(body: str, timestamp: int | None = None, secret: str = SECRET) -> dict[str, str]:
+    """Slack's v0 request signature: HMAC-SHA256 of ``v0:{timestamp}:{body}``."""
+    ts = str(int(time.time()) if timestamp is None else timestamp)
+    digest = hmac.new(secret.encode(), f"v0:{ts}:{body}".encode(), hashlib.sha256).hexdigest()
+    return {"X-Slack-Request-Timestamp": ts, "X-Slack-Signature": f"v0={digest}"}
+
+
+@dataclass
+class Sent:
+    status: int
+    body: str
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+class SlackSender:
+    """Posts to the bot's ``/slack/events`` as Slack does: signed JSON events, signed forms."""
+
+    def __init__(self, base_url: str, session: aiohttp.ClientSession) -> None:
+        self.base_url = base_url
+        self.session = session
+
+    async def post_raw(self, body: str, content_type: str, headers: dict[str, str] | None = None) -> Sent:
+        all_headers = {"Content-Type": content_type, **(headers if headers is not None else sign(body))}
+        async with self.session.post(f"{self.base_url}/slack/events", data=body.encode(), headers=all_headers) as r:
+            return Sent(r.status, await r.text())
+
+    async def event(self, payload: dict[str, Any], retry: int | None = None) -> Sent:
+        body = json.dumps(payload)
+        headers = sign(body)
+        if retry is not None:
+            headers |= {"X-Slack-Retry-Num": str(retry), "X-Slack-Retry-Reason": "http_timeout"}
+        return await self.post_raw(body, "application/json", headers)
+
+    async def form(self, fields: dict[str, str]) -> Sent:
+        """A slash command, or interactivity (``{"payload": json}``)."""
+        return await self.post_raw(urlencode(fields), "application/x-www-form-urlencoded")
+
+    async def get(self, path: str) -> Sent:
+        async with self.session.get(f"{self.base_url}{path}") as r:
+            return Sent(r.status, await r.text())
+
+
+@dataclass
+class Harness:
+    bot: Running
+    slack: FakeSlack
+    send: SlackSender
+
+    @property
+    def store(self):
+        return self.bot.store
+
+
+@pytest.fixture(autouse=True)
+def quick_back_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Back-off after a 5xx starts at 50 ms instead of 500 (Retry-After on a 429 is honoured as sent)."""
+    monkeypatch.setattr("bot.slack.app.BACKOFF_SECONDS", 0.05)
+
+
+@pytest.fixture
+async def fake_slack() -> AsyncIterator[FakeSlack]:
+    fake = await FakeSlack().start()
+    fake.locales.update(USERS)
+    yield fake
+    await fake.stop()
+
+
+def settings_for(fake: FakeSlack, tmp_path: Path, **overrides: Any) -> Settings:
+    values: dict[str, Any] = {
+        "bot_token": TOKEN, "signing_secret": SECRET, "app_token": None, "api_url": fake.api_url,
+        "database_url": f"sqlite+aiosqlite:///{tmp_path / 'errkb.db'}", "port": 0, "seeds_dir": REPO / "seeds",
+    }
+    return Settings(**(values | overrides))
+
+
+@pytest.fixture(scope="session")
+def seeded_db(tmp_path_factory: pytest.TempPathFactory, kb: KnowledgeBase) -> Path:
+    """A store file seeded once per run; each test starts from a copy (seeding takes a second or two)."""
+    import asyncio
+
+    path = tmp_path_factory.mktemp("store") / "seeded.db"
+
+    async def seed() -> None:
+        store = await Store.open(f"sqlite+aiosqlite:///{path}")
+        await store.sync_entries(kb.entries)
+        await store.close()
+
+    asyncio.run(seed())
+    return path
+
+
+@pytest.fixture
+async def harness(fake_slack: FakeSlack, tmp_path: Path, kb: KnowledgeBase, seeded_db: Path) -> AsyncIterator[Harness]:
+    shutil.copy(seeded_db, tmp_path / "errkb.db")
+    running = await start(settings_for(fake_slack, tmp_path), host="127.0.0.1", port=0, kb=kb, update_delay=0.2)
+    assert running.app.client.base_url == fake_slack.api_url  # never slack.com from a test
+    async with aiohttp.ClientSession() as session:
+        yield Harness(running, fake_slack, SlackSender(f"http://127.0.0.1:{running.port}", session))
+    await running.stop(grace=5)
+
+
+@dataclass
+class Answered:
+    """What the bot posted for one paste: the thread it answered in, the diagnosis, the workarounds."""
+
+    thread_ts: str
+    diagnosis: Any  # fake_slack.Call
+    workarounds: list[Any]
+
+
+async def paste_and_wait(h: Harness, text: str = NCCL_PASTE, user: str = "U_EN", **fields: Any) -> Answered:
+    """Post a paste event and wait for the diagnosis and its three workaround messages."""
+    from tests import slack_payloads as p
+
+    payload = p.message(text, user=user, **fields)
+    before = len(h.slack.calls_to("chat.postMessage"))
+    assert (await h.send.event(payload)).status == 200
+    posts = (await h.slack.wait_for("chat.postMessage", before + 4))[before:before + 4]
+    thread = payload["event"].get("thread_ts") or payload["event"]["ts"]
+    assert all(c["thread_ts"] == thread for c in posts)
+    return Answered(thread, posts[0], posts[1:])

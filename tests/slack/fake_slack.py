@@ -1,0 +1,241 @@
+"""A fake Slack Web API on 127.0.0.1: real HTTP, records every call, can answer 429 / 500 / slowly.
+
+Point the bot at it with ``SLACK_API_URL`` (``FakeSlack.api_url``). It also serves the download
+URLs of the files it knows (``add_file``) and the ``response_url``s that payloads carry
+(``response_url()``); those calls are recorded as ``files.download`` and ``response_url``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+TEAM = "T0FAKE"
+BOT_USER = "UERRKB"
+BOT_ID = "BERRKB"
+TOKEN = "xoxb-fake-token"
+
+
+@dataclass
+class Call:
+    method: str  # "chat.postMessage", …, "response_url", "files.download"
+    args: dict[str, Any]
+    token: str | None
+    at: float = field(default_factory=time.monotonic)
+    result: dict[str, Any] = field(default_factory=dict)  # what the fake answered
+
+    @property
+    def ts(self) -> str:
+        """The ts of the message a chat.postMessage call created."""
+        return str(self.result["ts"])
+
+    def __getitem__(self, key: str) -> Any:
+        return self.args[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.args.get(key, default)
+
+    @property
+    def text_of_blocks(self) -> str:
+        """Every text in the call's blocks, joined: what a reader sees."""
+        return " ".join(_texts(self.args.get("blocks") or []))
+
+
+def _texts(node: Any) -> list[str]:
+    if isinstance(node, dict):
+        found = [node["text"]] if isinstance(node.get("text"), str) else []
+        return found + [t for key, value in node.items() if key != "text" or not isinstance(value, str)
+                        for t in _texts(value)]
+    if isinstance(node, list):
+        return [t for item in node for t in _texts(item)]
+    return []
+
+
+@dataclass
+class Fault:
+    method: str | None  # None: any method
+    count: int
+    status: int = 200
+    retry_after: int | None = None
+    delay: float = 0.0
+
+
+class FakeSlack:
+    def __init__(self) -> None:
+        self.calls: list[Call] = []
+        self.locales: dict[str, str] = {}  # user id → Slack locale; users.info answers en-US otherwise
+        self.threads: dict[tuple[str, str], list[dict[str, Any]]] = {}  # (channel, thread ts) → messages
+        self.files: dict[str, tuple[dict[str, Any], bytes]] = {}
+        self.faults: list[Fault] = []
+        self._ts = itertools.count(1)
+        self._runner: web.AppRunner | None = None
+        self.base_url = ""
+
+    # --- lifecycle -----------------------------------------------------------------------
+
+    async def start(self) -> FakeSlack:
+        app = web.Application()
+        app.router.add_route("*", "/api/{method}", self._api)
+        app.router.add_get("/files/{file_id}/{name}", self._download)
+        app.router.add_post("/respond/{key}", self._respond)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.base_url = f"http://127.0.0.1:{self._runner.addresses[0][1]}"
+        return self
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    @property
+    def api_url(self) -> str:
+        return f"{self.base_url}/api/"
+
+    def response_url(self, key: str = "cmd") -> str:
+        return f"{self.base_url}/respond/{key}"
+
+    # --- what tests set up -----------------------------------------------------------------
+
+    def fail_next(self, status: int = 429, count: int = 1, method: str | None = None,
+                  retry_after: int | None = 1) -> None:
+        """The next ``count`` calls (to ``method``, or any) get ``status`` (429 with Retry-After)."""
+        self.faults.append(Fault(method, count, status, retry_after if status == 429 else None))
+
+    def slow_next(self, delay: float, count: int = 1, method: str | None = None) -> None:
+        self.faults.append(Fault(method, count, delay=delay))
+
+    def add_file(self, file_id: str, content: bytes, name: str = "snippet.txt", **fields: Any) -> dict[str, Any]:
+        """A file Slack would hold; returns the file object as a message event carries it."""
+        meta = {"id": file_id, "name": name, "title": name, "mimetype": "text/plain", "filetype": "text",
+                "mode": "snippet", "size": len(content), **fields}
+        full = {**meta, "url_private": f"{self.base_url}/files/{file_id}/{name}",
+                "url_private_download": f"{self.base_url}/files/{file_id}/{name}"}
+        self.files[file_id] = (full, content)
+        return meta
+
+    def add_thread(self, channel: str, thread_ts: str, *messages: dict[str, Any]) -> None:
+        self.threads[(channel, thread_ts)] = list(messages)
+
+    # --- what tests read -------------------------------------------------------------------
+
+    def calls_to(self, *methods: str) -> list[Call]:
+        return [c for c in self.calls if c.method in methods]
+
+    async def wait_for(self, method: str, count: int = 1, timeout: float = 10.0, **match: Any) -> list[Call]:
+        """Poll until at least ``count`` calls to ``method`` (whose args include ``match``) were made."""
+        deadline = time.monotonic() + timeout
+        while True:
+            found = [c for c in self.calls_to(method) if all(c.args.get(k) == v for k, v in match.items())]
+            if len(found) >= count or time.monotonic() > deadline:
+                assert len(found) >= count, f"expected {count} {method} call(s) with {match}, got {len(found)}: " \
+                                            f"{[c.method for c in self.calls]}"
+                return found
+            await asyncio.sleep(0.02)
+
+    async def settle(self, quiet: float = 0.3, timeout: float = 10.0) -> None:
+        """Wait until no call has arrived for ``quiet`` seconds (for asserting that nothing happens)."""
+        deadline = time.monotonic() + timeout
+        seen = -1
+        while time.monotonic() < deadline:
+            if len(self.calls) == seen:
+                return
+            seen = len(self.calls)
+            await asyncio.sleep(quiet)
+
+    # --- the server ---------------------------------------------------------------------------
+
+    def _next_ts(self) -> str:
+        return f"1700000000.{next(self._ts):06d}"
+
+    def _fault_for(self, method: str) -> Fault | None:
+        for fault in self.faults:
+            if fault.count > 0 and fault.method in (None, method):
+                fault.count -= 1
+                return fault
+        return None
+
+    async def _args(self, request: web.Request) -> dict[str, Any]:
+        args: dict[str, Any] = dict(request.query)
+        if request.can_read_body:
+            if request.content_type == "application/json":
+                args.update(await request.json())
+            else:
+                args.update(dict(await request.post()))
+        for key in ("blocks", "view", "attachments"):
+            if isinstance(args.get(key), str):
+                args[key] = json.loads(args[key])
+        return args
+
+    async def _api(self, request: web.Request) -> web.Response:
+        method = request.match_info["method"]
+        args = await self._args(request)
+        auth = request.headers.get("Authorization", "")
+        token = auth.removeprefix("Bearer ") or args.get("token")
+        fault = self._fault_for(method)
+        call = Call(method, args, token)
+        self.calls.append(call)
+        if fault is not None:
+            if fault.delay:
+                await asyncio.sleep(fault.delay)
+            if fault.status == 429:
+                return web.json_response({"ok": False, "error": "ratelimited"}, status=429,
+                                         headers={"Retry-After": str(fault.retry_after or 1)})
+            if fault.status >= 500:
+                return web.Response(status=fault.status, text="upstream trouble")
+        if token != TOKEN:
+            return web.json_response({"ok": False, "error": "invalid_auth"})
+        call.result = self._answer(method, args)
+        return web.json_response(call.result)
+
+    def _answer(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
+        if method == "auth.test":
+            return {"ok": True, "url": "https://fake.slack.com/", "team": "Fake", "team_id": TEAM, "user": "errkb",
+                    "user_id": BOT_USER, "bot_id": BOT_ID, "is_enterprise_install": False}
+        if method == "chat.postMessage":
+            ts = self._next_ts()
+            message = {"type": "message", "ts": ts, "user": BOT_USER, "bot_id": BOT_ID, "text": args.get("text")}
+            if args.get("thread_ts"):
+                message["thread_ts"] = args["thread_ts"]
+                self.threads.setdefault((args["channel"], args["thread_ts"]), []).append(message)
+            return {"ok": True, "channel": args.get("channel"), "ts": ts, "message": message}
+        if method == "chat.postEphemeral":
+            return {"ok": True, "message_ts": self._next_ts()}
+        if method == "chat.update":
+            return {"ok": True, "channel": args.get("channel"), "ts": args.get("ts"), "text": args.get("text")}
+        if method == "users.info":
+            user: dict[str, Any] = {"id": args.get("user"), "name": str(args.get("user")).lower(), "tz": "UTC"}
+            if str(args.get("include_locale")).lower() in ("true", "1"):
+                user["locale"] = self.locales.get(str(args.get("user")), "en-US")
+            return {"ok": True, "user": user}
+        if method == "conversations.replies":
+            messages = self.threads.get((str(args.get("channel")), str(args.get("ts"))))
+            if not messages:
+                return {"ok": False, "error": "thread_not_found"}
+            return {"ok": True, "messages": messages[: int(args.get("limit") or 100)], "has_more": False}
+        if method == "views.publish":
+            return {"ok": True, "view": {"id": "VHOME", **(args.get("view") or {})}}
+        if method == "files.info":
+            known = self.files.get(str(args.get("file")))
+            return {"ok": True, "file": known[0]} if known else {"ok": False, "error": "file_not_found"}
+        return {"ok": False, "error": "unknown_method"}
+
+    async def _download(self, request: web.Request) -> web.Response:
+        file_id = request.match_info["file_id"]
+        token = request.headers.get("Authorization", "").removeprefix("Bearer ")
+        self.calls.append(Call("files.download", {"file": file_id}, token))
+        if token != TOKEN or file_id not in self.files:
+            return web.Response(status=403 if token != TOKEN else 404)
+        return web.Response(body=self.files[file_id][1], content_type="text/plain")
+
+    async def _respond(self, request: web.Request) -> web.Response:
+        args = await self._args(request)
+        self.calls.append(Call("response_url", {"key": request.match_info["key"], **args}, None))
+        return web.Response(text="ok")

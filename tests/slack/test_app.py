@@ -1,0 +1,129 @@
+"""Running the bot: signed requests only, url_verification, /healthz, retries against a flaky Slack,
+event de-duplication (also across two processes) and a graceful shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+
+import aiohttp
+
+from bot.kb.knowledge import KnowledgeBase
+from bot.slack.app import start
+from tests import slack_payloads as p
+from tests.slack.conftest import NCCL_PASTE, SlackSender, paste_and_wait, settings_for, sign
+from tests.slack.fake_slack import FakeSlack
+
+
+class TestRequests:
+    async def test_url_verification_echoes_the_challenge(self, harness):
+        sent = await harness.send.event(p.url_verification("chal-123"))
+        assert sent.status == 200 and sent.json() == {"challenge": "chal-123"}
+
+    async def test_a_forged_signature_is_refused(self, harness):
+        body = json.dumps(p.message(NCCL_PASTE))
+        sent = await harness.send.post_raw(body, "application/json", sign(body, secret="not-the-secret"))
+        assert sent.status == 401
+        unsigned = await harness.send.post_raw(body, "application/json", {})
+        assert unsigned.status == 401
+        await harness.slack.settle()
+        assert harness.slack.calls_to("chat.postMessage") == []
+
+    async def test_a_stale_request_is_refused(self, harness):
+        body = json.dumps(p.message(NCCL_PASTE))
+        sent = await harness.send.post_raw(body, "application/json", sign(body, timestamp=int(time.time()) - 6 * 60))
+        assert sent.status == 401
+
+    async def test_a_tampered_body_is_refused(self, harness):
+        body = json.dumps(p.message("hello"))
+        headers = sign(body)
+        sent = await harness.send.post_raw(json.dumps(p.message(NCCL_PASTE)), "application/json", headers)
+        assert sent.status == 401
+
+    async def test_the_web_api_client_points_at_the_fake(self, harness):
+        assert harness.bot.app.client.base_url == harness.slack.api_url
+        await paste_and_wait(harness)
+        assert all(c.token == "xoxb-fake-token" for c in harness.slack.calls)
+
+
+class TestHealth:
+    async def test_healthz_is_ok_when_the_store_and_kb_are_ready(self, harness):
+        sent = await harness.send.get("/healthz")
+        assert sent.status == 200 and sent.json() == {"ok": True}
+
+    async def test_healthz_is_503_when_the_store_is_not(self, harness, monkeypatch):
+        async def not_ready() -> bool:
+            return False
+
+        monkeypatch.setattr(harness.store, "ready", not_ready)
+        assert (await harness.send.get("/healthz")).status == 503
+
+
+class TestRetries:
+    async def test_the_same_event_id_retried_is_answered_once(self, harness):
+        payload = p.message(NCCL_PASTE)
+        assert (await harness.send.event(payload)).status == 200
+        assert (await harness.send.event(payload, retry=1)).status == 200
+        assert (await harness.send.event(payload, retry=2)).status == 200
+        await harness.slack.wait_for("chat.postMessage", 4)
+        await harness.slack.settle()
+        assert len(harness.slack.calls_to("chat.postMessage")) == 4
+
+    async def test_two_processes_sharing_one_database_answer_once(self, harness, fake_slack, tmp_path, kb):
+        second = await start(settings_for(fake_slack, tmp_path), host="127.0.0.1", port=0, kb=kb)
+        try:
+            async with aiohttp.ClientSession() as session:
+                other = SlackSender(f"http://127.0.0.1:{second.port}", session)
+                payload = p.message(NCCL_PASTE)
+                sent = await asyncio.gather(harness.send.event(payload), other.event(payload, retry=1))
+                assert [s.status for s in sent] == [200, 200]
+                await fake_slack.wait_for("chat.postMessage", 4)
+                await fake_slack.settle()
+                assert len(fake_slack.calls_to("chat.postMessage")) == 4
+        finally:
+            await second.stop(grace=5)
+
+    async def test_a_429_is_waited_out_and_the_reply_still_posted(self, harness):
+        harness.slack.fail_next(429, method="chat.postMessage", retry_after=1)
+        assert (await harness.send.event(p.message(NCCL_PASTE))).status == 200
+        posts = await harness.slack.wait_for("chat.postMessage", 5)  # the refused one, then all four
+        assert posts[0].result == {} and all(c.result["ok"] for c in posts[1:])
+        assert posts[1].at - posts[0].at >= 1.0  # Retry-After respected
+        assert posts[1]["text"] == posts[0]["text"]
+        await harness.slack.settle()
+        assert len(harness.slack.calls_to("chat.postMessage")) == 5
+
+    async def test_server_errors_and_slowness_are_retried_with_back_off(self, harness):
+        harness.slack.fail_next(500, count=2, method="chat.postMessage")
+        harness.slack.fail_next(503, method="users.info")
+        harness.slack.slow_next(0.3, method="chat.postMessage")
+        await paste_and_wait(harness)
+        assert len(harness.slack.calls_to("users.info")) == 2
+
+    async def test_slack_down_for_good_drops_nothing_else(self, harness):
+        harness.slack.fail_next(500, count=100, method="chat.postMessage")
+        assert (await harness.send.event(p.message(NCCL_PASTE))).status == 200
+        await harness.slack.wait_for("chat.postMessage", 4, timeout=20)  # the first try and three retries
+        harness.slack.faults.clear()
+        await harness.slack.settle()
+        assert (await harness.send.get("/healthz")).status == 200
+        await paste_and_wait(harness, thread_ts="1690000001.000001")  # still answering
+
+
+class TestShutdown:
+    async def test_in_flight_replies_finish_before_the_bot_stops(self, fake_slack: FakeSlack, tmp_path: Path,
+                                                                kb: KnowledgeBase, seeded_db: Path):
+        import shutil
+
+        shutil.copy(seeded_db, tmp_path / "errkb.db")
+        running = await start(settings_for(fake_slack, tmp_path), host="127.0.0.1", port=0, kb=kb)
+        fake_slack.slow_next(0.2, count=4, method="chat.postMessage")
+        async with aiohttp.ClientSession() as session:
+            sender = SlackSender(f"http://127.0.0.1:{running.port}", session)
+            assert (await sender.event(p.message(NCCL_PASTE))).status == 200
+            await fake_slack.wait_for("chat.postMessage", 1)
+            await running.stop(grace=10)  # as on SIGTERM
+        assert len(fake_slack.calls_to("chat.postMessage")) == 4
+        assert all(c.result.get("ok") for c in fake_slack.calls_to("chat.postMessage"))
