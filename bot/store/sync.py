@@ -42,33 +42,58 @@ async def sync(conn: AsyncConnection, entries: Mapping[str, Entry], now: float) 
     report = SyncReport()
     rows = await conn.execute(select(EntryRow.id, EntryRow.content_hash, EntryRow.retired_at))
     stored = {row.id: row for row in rows}
+    new_entries: list[dict[str, Any]] = []
+    new_targets: list[dict[str, Any]] = []
     for entry_id in sorted(entries):
         entry = entries[entry_id]
         content = canonical_json(entry.raw)
         digest = hashlib.sha256(content.encode("utf-8")).hexdigest()
         row = stored.get(entry_id)
-        if row is not None and row.content_hash == digest and row.retired_at is None:
-            report.unchanged.append(entry_id)
-            continue
         values = {"content": content, "content_hash": digest, "seeded_at": now, "retired_at": None}
         if row is None:
-            await conn.execute(EntryRow.__table__.insert().values(id=entry_id, **values))
-            await conn.execute(Target.__table__.insert().values(
-                entry_id=entry_id, kind=DIAGNOSIS, key="", position=None, text="", text_hash="",
-                prior=entry.confidence, up=0, down=0))
+            new_entries.append({"id": entry_id, **values})
+            new_targets.extend(_new_targets(entry))
             report.added.append(entry_id)
+        elif row.content_hash == digest and row.retired_at is None:
+            report.unchanged.append(entry_id)
         else:
             await conn.execute(update(EntryRow).where(EntryRow.id == entry_id).values(**values))
             await conn.execute(update(Target).where(Target.entry_id == entry_id, Target.kind == DIAGNOSIS)
                                .values(prior=entry.confidence))
+            retired = await _sync_workarounds(conn, entry, now)
             report.updated.append(entry_id)
-        retired = await _sync_workarounds(conn, entry, now)
-        report.retired_workarounds.extend(f"{entry_id} workarounds[{i}]" for i in retired)
+            report.retired_workarounds.extend(f"{entry_id} workarounds[{i}]" for i in retired)
+    if new_entries:
+        await conn.execute(EntryRow.__table__.insert(), new_entries)
+        await conn.execute(Target.__table__.insert(), new_targets)
     for entry_id, row in sorted(stored.items()):
         if entry_id not in entries and row.retired_at is None:
             await conn.execute(update(EntryRow).where(EntryRow.id == entry_id).values(retired_at=now))
             report.retired.append(entry_id)
     return report
+
+
+def _new_targets(entry: Entry) -> list[dict[str, Any]]:
+    """The target rows of an entry seen for the first time: its diagnosis and each workaround."""
+    rows = [{"entry_id": entry.id, "kind": DIAGNOSIS, "key": "", "position": None, "text": "", "text_hash": "",
+             "prior": entry.confidence, "up": 0, "down": 0, "retired_at": None}]
+    taken: set[str] = set()
+    for i, want in enumerate(_wanted(entry)):
+        key = identity.new_key(want, taken)
+        taken.add(key)
+        rows.append({"entry_id": entry.id, "kind": WORKAROUND, "key": key, "up": 0, "down": 0,
+                     **_placement(entry, i, want)})
+    return rows
+
+
+def _wanted(entry: Entry) -> list[identity.Wanted]:
+    return [identity.Wanted(identity.explicit_key(w), identity.identity_text(w)) for w in entry.raw["workarounds"]]
+
+
+def _placement(entry: Entry, i: int, want: identity.Wanted) -> dict[str, Any]:
+    """A live workaround's seed-derived columns: where it is now, its text and its prior."""
+    return {"position": i, "text": want.text, "text_hash": identity.text_hash(want.text),
+            "prior": entry.workarounds[i].prior, "retired_at": None}
 
 
 async def _sync_workarounds(conn: AsyncConnection, entry: Entry, now: float) -> list[int]:
@@ -77,8 +102,7 @@ async def _sync_workarounds(conn: AsyncConnection, entry: Entry, now: float) -> 
         select(Target.id, Target.key, Target.text, Target.position)
         .where(Target.entry_id == entry.id, Target.kind == WORKAROUND)
     )).all()
-    raws = entry.raw.get("workarounds") or []
-    wanted = [identity.Wanted(identity.explicit_key(w), identity.identity_text(w)) for w in raws]
+    wanted = _wanted(entry)
     matched = identity.match([identity.Known(r.key, r.text, r.position) for r in rows], wanted)
     by_key = {r.key: r for r in rows}
     taken = set(by_key)
@@ -86,16 +110,14 @@ async def _sync_workarounds(conn: AsyncConnection, entry: Entry, now: float) -> 
     await conn.execute(update(Target).where(Target.entry_id == entry.id, Target.kind == WORKAROUND)
                        .values(position=None))
     for i, (want, key) in enumerate(zip(wanted, matched, strict=True)):
-        values = {"position": i, "text": want.text, "text_hash": identity.text_hash(want.text),
-                  "prior": entry.workarounds[i].prior, "retired_at": None}
         if key is None:
             new = identity.new_key(want, taken)
             taken.add(new)
             await conn.execute(Target.__table__.insert().values(
-                entry_id=entry.id, kind=WORKAROUND, key=new, up=0, down=0, **values))
+                entry_id=entry.id, kind=WORKAROUND, key=new, up=0, down=0, **_placement(entry, i, want)))
         else:
             await conn.execute(update(Target).where(Target.id == by_key[key].id)
-                               .values(key=want.key or key, **values))
+                               .values(key=want.key or key, **_placement(entry, i, want)))
     continuing = set(matched)
     gone = [r for r in rows if r.key not in continuing]
     for r in gone:

@@ -148,3 +148,16 @@ async def test_votes_follow_through_many_rounds_of_edits(seeded, make_kb, nccl, 
     # Four left rotations of three: the original workaround 0 is now at index 2, 2 at 1.
     assert await tallies(seeded) == {0: Tally(), 1: Tally(0, 2), 2: Tally(1, 0)}
     assert await seeded.check() == []
+
+
+async def test_keys_given_from_the_first_seed_carry_votes_through_a_rewrite(store, make_kb, nccl):
+    for key, workaround in zip(("net", "smaller", "gloo"), nccl["workarounds"], strict=True):
+        workaround["key"] = key
+    await store.sync_entries(make_kb(nccl))
+    await vote(store, "U1", 1)
+    nccl["workarounds"] = [nccl["workarounds"][1], nccl["workarounds"][0]]  # reorder, drop "gloo"
+    nccl["workarounds"][0]["action"] = nccl["workarounds"][0]["how"] = "Train on fewer GPUs."
+    nccl["workarounds_zh"] = nccl["workarounds_zh"][:2]
+    report = await store.sync_entries(make_kb(nccl))
+    assert report.retired_workarounds == [f"{NCCL} workarounds[2]"]
+    assert await tallies(store) == {0: Tally(1, 0), 1: Tally()}
