@@ -127,7 +127,8 @@ class Matcher:
         best: tuple[bool, int, int, int, int] | None = None
         for m in self._compiled(pattern).finditer(plain.text):
             start, end = m.span()
-            in_frame = _in_frame(plain.text, start)
+            # A hit that runs on past the frames into the raised error's line is not "in a frame".
+            in_frame = _in_frame(plain.text, start) and _in_frame(plain.text, max(start, end - 1))
             key = (not in_frame, end - start, start, start, end)
             if best is None or key > best:
                 best = key
