@@ -18,6 +18,7 @@ from rapidfuzz import fuzz, process
 
 from bot.kb.entry import Entry, compile_regex
 from bot.kb.normalize import Normalized, normalize, strip_log_prefix
+from bot.kb.versions import applies, parse_constraints, revealed_versions
 
 # RE2's budget for the whole set; sized so 50,000 entry regexes compile and match without the DFA
 # running out of memory (which RE2 would report as "no match").
@@ -59,6 +60,7 @@ class Match:
     span: tuple[int, int]  # offsets into the paste as given
     line: str  # the plain-text line that matched
     in_frame: bool = False
+    version_fits: bool = True  # False when the paste shows a version the entry does not apply to
 
 
 class Matcher:
@@ -80,6 +82,7 @@ class Matcher:
                 raise MatcherError(f"{entry.id}: RE2 set index out of step")
             self._ids.append(entry.id)
             self._patterns.append(entry.regex)
+        self._constraints = {e.id: parse_constraints(e.versions) for e in entries.values() if e.versions}
         if self._ids:
             try:
                 self._set.Compile()
@@ -111,16 +114,24 @@ class Matcher:
         if not self._ids or not plain.text:
             return []
         found: list[Match] = []
+        revealed: dict | None = None
         for index in self._set.Match(plain.text) or ():
             best = self._best_occurrence(self._patterns[index], plain)
-            if best is not None:
-                start, end, in_frame = best
-                found.append(Match(self._ids[index], "regex", 1.0, plain.original_span(start, end),
-                                   plain.line_at(start), in_frame))
-        # Most specific first: a hit on the raised error beats one inside a traceback frame, a
-        # longer span (a more specific regex) beats a shorter one, and a later hit (the error
-        # finally raised) beats an earlier one.
-        found.sort(key=lambda m: (not m.in_frame, m.span[1] - m.span[0], m.span[0]), reverse=True)
+            if best is None:
+                continue
+            start, end, in_frame = best
+            entry_id = self._ids[index]
+            fits = True
+            if entry_id in self._constraints:
+                revealed = revealed_versions(plain.text) if revealed is None else revealed
+                fits = applies(self._constraints[entry_id], revealed)
+            found.append(Match(entry_id, "regex", 1.0, plain.original_span(start, end),
+                               plain.line_at(start), in_frame, fits))
+        # Most specific first: a hit on the raised error beats one inside a traceback frame, an
+        # entry whose versions fit the paste beats one they rule out, a longer span (a more
+        # specific regex) beats a shorter one, and a later hit (the error finally raised) beats
+        # an earlier one.
+        found.sort(key=lambda m: (not m.in_frame, m.version_fits, m.span[1] - m.span[0], m.span[0]), reverse=True)
         return found
 
     def _best_occurrence(self, pattern: str, plain: Normalized) -> tuple[int, int, bool] | None:
