@@ -156,3 +156,30 @@ async def paste_and_wait(h: Harness, text: str = NCCL_PASTE, user: str = "U_EN",
     thread = payload["event"].get("thread_ts") or payload["event"]["ts"]
     assert all(c["thread_ts"] == thread for c in posts)
     return Answered(thread, posts[0], posts[1:])
+
+
+@pytest.fixture(scope="session")
+def other_paste(kb: KnowledgeBase) -> tuple[str, str]:
+    """A fixture paste about some other entry than the NCCL one: (paste, entry id). The KB grows, so
+    which entry it is, is looked up rather than assumed."""
+    from bot.kb.normalize import normalize
+
+    for path in sorted((REPO / "tests" / "fixtures" / "pastes").glob("*/*/*.txt")):
+        text = path.read_text(encoding="utf-8")
+        matches = kb.matcher.match(normalize(text), limit=1)
+        if matches and matches[0].entry_id != NCCL_ID and matches[0].how == "regex":
+            return text, matches[0].entry_id
+    raise AssertionError("no fixture paste matches another entry")
+
+
+async def eventually(check: Any, predicate: Any = bool, timeout: float = 5.0) -> Any:
+    """Poll ``await check()`` until ``predicate`` holds for its result (listeners finish after the ack)."""
+    import asyncio
+
+    deadline = time.monotonic() + timeout
+    while True:
+        result = await check()
+        if predicate(result) or time.monotonic() > deadline:
+            assert predicate(result), f"still {result!r} after {timeout}s"
+            return result
+        await asyncio.sleep(0.02)

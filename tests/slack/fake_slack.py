@@ -64,6 +64,7 @@ class Fault:
     status: int = 200
     retry_after: int | None = None
     delay: float = 0.0
+    error: str | None = None  # answer {"ok": false, "error": …} (HTTP 200), as Slack does
 
 
 class FakeSlack:
@@ -105,9 +106,10 @@ class FakeSlack:
     # --- what tests set up -----------------------------------------------------------------
 
     def fail_next(self, status: int = 429, count: int = 1, method: str | None = None,
-                  retry_after: int | None = 1) -> None:
-        """The next ``count`` calls (to ``method``, or any) get ``status`` (429 with Retry-After)."""
-        self.faults.append(Fault(method, count, status, retry_after if status == 429 else None))
+                  retry_after: int | None = 1, error: str | None = None) -> None:
+        """The next ``count`` calls (to ``method``, or any) get ``status`` (429 with Retry-After), or
+        with ``error`` an HTTP 200 ``{"ok": false, "error": error}``."""
+        self.faults.append(Fault(method, count, status, retry_after if status == 429 else None, error=error))
 
     def slow_next(self, delay: float, count: int = 1, method: str | None = None) -> None:
         self.faults.append(Fault(method, count, delay=delay))
@@ -190,6 +192,9 @@ class FakeSlack:
                                          headers={"Retry-After": str(fault.retry_after or 1)})
             if fault.status >= 500:
                 return web.Response(status=fault.status, text="upstream trouble")
+            if fault.error:
+                call.result = {"ok": False, "error": fault.error}
+                return web.json_response(call.result)
         if token != TOKEN:
             return web.json_response({"ok": False, "error": "invalid_auth"})
         call.result = self._answer(method, args)
