@@ -6,13 +6,14 @@ import argparse
 import asyncio
 import sys
 from collections import Counter
-from dataclasses import asdict, is_dataclass
+from dataclasses import asdict
 from typing import Any
 
 from bot.config import Settings
 from bot.kb.entry import validate_entry
 from bot.kb.knowledge import KnowledgeBase
 from bot.kb.seeds import SeedError, export_seeds, load_seeds
+from bot.render.text import render_stats
 
 
 def _print_json(data: Any) -> None:
@@ -45,6 +46,8 @@ def cmd_seed(args: argparse.Namespace, settings: Settings) -> int:
     report = asyncio.run(work())
     print(f"{len(entries)} entries: {len(report.added)} added, {len(report.updated)} updated, "
           f"{len(report.unchanged)} unchanged, {len(report.retired)} retired")
+    for retired in (*report.retired, *report.retired_workarounds):
+        print(f"  retired (votes kept): {retired}")
     return 0
 
 
@@ -82,18 +85,10 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
             await store.close()
 
     usage = asyncio.run(work())
-    usage_data = asdict(usage) if is_dataclass(usage) else usage
     if args.format == "json":
-        _print_json({"entries": len(kb.entries), "domains": dict(sorted(domains.items())), "usage": usage_data})
-        return 0
-    print(f"{len(kb.entries)} entries in {len(domains)} domains")
-    for domain, count in sorted(domains.items(), key=lambda kv: (-kv[1], kv[0])):
-        print(f"  {domain:<14} {count}")
-    for key, value in usage_data.items():
-        print(f"{key}:")
-        rows = value.items() if isinstance(value, dict) else value
-        for row in rows:
-            print(f"  {row}")
+        _print_json({"entries": len(kb.entries), "domains": dict(sorted(domains.items())), "usage": asdict(usage)})
+    else:
+        print(render_stats(dict(domains), usage))
     return 0
 
 

@@ -121,3 +121,40 @@ def test_new_scaffolds_an_entry_that_validates(capsys, tmp_path):
     assert code == 1 and "TODO placeholder" in out
     code, _, err = run(capsys, "new", "redis/cluster-down", "--seeds", str(seeds), "--fixtures", str(fixtures))
     assert code == 2 and "already exists" in err
+
+
+def test_seed_vote_show_stats_and_export_round_trip(capsys, tmp_path, monkeypatch):
+    import asyncio
+
+    from bot.store import Store
+
+    url = f"sqlite+aiosqlite:///{tmp_path}/errkb.db"
+    monkeypatch.setenv("DATABASE_URL", url)
+    code, out, _ = run(capsys, "seed")
+    assert code == 0 and "added" in out
+
+    async def vote():
+        store = await Store.open(url)
+        try:
+            for n in range(4):
+                await store.record_vote("T1", f"U{n}", NCCL_ID, 2, "+1", True, 1000.0 + n)
+            await store.record_hit(NCCL_ID, "zh")
+        finally:
+            await store.close()
+
+    asyncio.run(vote())
+    code, out, _ = run(capsys, "show", NCCL_ID, "--format", "json")
+    data = json.loads(out)
+    gloo = next(w for w in data["workarounds"] if w["index"] == 2)
+    assert gloo["votes_up"] == 4 and gloo["success_rate"] > 0.8 and data["evidence_count"] == 1 + 4
+
+    code, out, _ = run(capsys, "stats")
+    assert code == 0 and "entries in" in out and f"👍    4 👎    0  {NCCL_ID} #3" in out and "zh     1" in out
+
+    code, out, _ = run(capsys, "export", "--out", str(tmp_path / "out"))
+    assert code == 0
+    exported = json.loads((tmp_path / "out" / "pytorch" / "nccl-timeout-during-allreduce.json").read_text())
+    assert exported["workarounds"][2]["success_rate"] == round(gloo["success_rate"], 3)
+    assert run(capsys, "validate", str(tmp_path / "out"))[0] == 0
+    code, out, _ = run(capsys, "db", "check")
+    assert code == 0 and "every counter agrees" in out

@@ -15,6 +15,8 @@ from typing import Any
 import re2
 
 ID_PATTERN = re.compile(r"^[a-z0-9._-]+/[a-z0-9._-]+$")
+# An optional, stable name for a workaround, so its votes follow it through any rewording.
+WORKAROUND_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 VERIFICATION_TIERS = ("ai_generated", "human_reviewed", "community_verified", "expert_verified")
 RESOLVABLE_VALUES = (True, False, "true", "false", "partial")
 GRAPH_LINKS = ("leads_to", "preceded_by", "frequently_confused_with")
@@ -340,6 +342,7 @@ def _validate_versions(check: _Checker, raw: dict) -> None:
 
 def _validate_actions(check: _Checker, raw: dict) -> None:
     workarounds = check.typed(raw, "workarounds", "workarounds", (list,))
+    keys: dict[str, int] = {}
     for i, item in enumerate(workarounds or []):
         path = f"workarounds[{i}]"
         if not isinstance(item, dict):
@@ -354,6 +357,14 @@ def _validate_actions(check: _Checker, raw: dict) -> None:
         for key in ("how", "condition"):
             check.typed(item, key, f"{path}.{key}", (str,), required=False)
         check.text_list(item, "sources", f"{path}.sources")
+        if "key" in item:
+            key = item["key"]
+            if not isinstance(key, str) or not WORKAROUND_KEY.match(key):
+                check.add(f"{path}.key", f"must be 1-64 of [A-Za-z0-9._-] starting with a letter or digit, got {key!r}")
+            elif key in keys:
+                check.add(f"{path}.key", f"duplicate key {key!r}, also workarounds[{keys[key]}].key")
+            else:
+                keys[key] = i
 
     dead_ends = check.typed(raw, "dead_ends", "dead_ends", (list,), required=False)
     for i, item in enumerate(dead_ends or []):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.i18n import fmt_number
+from bot.i18n import _, fmt_number
 from bot.render import labels
 from bot.views import Diagnosis, EntryView, MatchView, SearchResultView
 
@@ -60,3 +60,22 @@ def render_search(results: list[SearchResultView], color: bool = False) -> str:
         return labels.heading("no_results")
     s = _Style(color)
     return "\n".join(f"{s(r.id, _BOLD)}  {r.signature}" for r in results)
+
+
+def render_stats(domains: dict[str, int], usage) -> str:
+    """Entries per domain, then usage from the store (a ``bot.store.views.Stats``)."""
+    lines = [_("{entries} entries in {domains} domains").format(
+        entries=fmt_number(sum(domains.values())), domains=fmt_number(len(domains)))]
+    by_size = sorted(domains.items(), key=lambda kv: (-kv[1], kv[0]))
+    lines += [f"  {name:<14} {fmt_number(count)}" for name, count in by_size]
+    lines += ["", _("Most matched errors")]
+    lines += [f"  {fmt_number(row.hits):>6}  {row.entry_id}" for row in usage.top_entries] or ["  —"]
+    lines += ["", _("Most voted workarounds")]
+    lines += [f"  👍 {fmt_number(row.up):>4} 👎 {fmt_number(row.down):>4}  {row.entry_id} #{row.workaround + 1}"
+              for row in usage.top_workarounds] or ["  —"]
+    lines += ["", _("Matches by reader language")]
+    lines += [f"  {locale:<6} {fmt_number(n)}" for locale, n in sorted(usage.hits_by_locale.items())] or ["  —"]
+    lines += ["", _("Votes: {up} up, {down} down from {voters} people; diagnosis feedback: {dup} right, {ddown} wrong")
+              .format(up=fmt_number(usage.votes_up), down=fmt_number(usage.votes_down), voters=fmt_number(usage.voters),
+                      dup=fmt_number(usage.diagnosis_up), ddown=fmt_number(usage.diagnosis_down))]
+    return "\n".join(lines)

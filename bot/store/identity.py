@@ -15,17 +15,13 @@ gets its history back. Ties go to a live workaround, then to the one at the same
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from rapidfuzz import fuzz
 
-from bot.kb.entry import Problem
-
 FUZZY_THRESHOLD = 0.6
-KEY_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 AUTO_KEY_PREFIX = "~"
 
 
@@ -59,25 +55,6 @@ def text_hash(text: str) -> str:
 def explicit_key(workaround: dict[str, Any]) -> str | None:
     key = workaround.get("key")
     return key if isinstance(key, str) and key else None
-
-
-def key_problems(raw: dict[str, Any], file: str) -> list[Problem]:
-    """Problems with the optional ``key`` fields of an entry's workarounds."""
-    problems = []
-    seen: dict[str, int] = {}
-    for i, workaround in enumerate(raw.get("workarounds") or []):
-        if not isinstance(workaround, dict) or "key" not in workaround:
-            continue
-        key = workaround["key"]
-        path = f"workarounds[{i}].key"
-        if not isinstance(key, str) or not KEY_PATTERN.match(key):
-            problems.append(Problem(file, path, f"must be 1-64 of [A-Za-z0-9._-] starting with a letter or digit, "
-                                                f"got {key!r}"))
-        elif key in seen:
-            problems.append(Problem(file, path, f"duplicate key {key!r}, also workarounds[{seen[key]}].key"))
-        else:
-            seen[key] = i
-    return problems
 
 
 def similarity(a: str, b: str) -> float:

@@ -30,7 +30,6 @@ def refuse_invalid(entries: Mapping[str, Entry]) -> None:
     for entry_id, entry in entries.items():
         file = entry.source or entry_id
         problems += validate_entry(entry.raw, file)
-        problems += identity.key_problems(entry.raw, file)
         if entry.raw.get("id") != entry_id:
             problems.append(Problem(file, "id", f"is {entry.raw.get('id')!r} but the entry was given as {entry_id!r}"))
     if problems:

@@ -68,3 +68,12 @@ def test_exported_prior_is_kept_apart_from_the_live_rate(nccl_raw):
     nccl_raw["workarounds"][0]["seed_success_rate"] = 0.85
     assert Entry(nccl_raw).workarounds[0].prior == 0.85
     assert Entry(nccl_raw).workarounds[1].prior == 0.75
+
+
+def test_workaround_keys_are_checked(nccl_raw):
+    for workaround, key in zip(nccl_raw["workarounds"], ["net", "net", "~auto"], strict=True):
+        workaround["key"] = key
+    assert [line for line in problems(nccl_raw) if ".key" in line] == [
+        "workarounds[1].key: duplicate key 'net', also workarounds[0].key",
+        "workarounds[2].key: must be 1-64 of [A-Za-z0-9._-] starting with a letter or digit, got '~auto'",
+    ]

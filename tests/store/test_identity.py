@@ -6,7 +6,6 @@ from bot.store.identity import (
     Known,
     Wanted,
     identity_text,
-    key_problems,
     match,
     new_key,
     similarity,
@@ -79,14 +78,3 @@ def test_new_keys_are_explicit_or_derived_and_unique():
     first = new_key(Wanted(None, GLOO), set())
     assert first.startswith("~")
     assert new_key(Wanted(None, GLOO), {first}) == f"{first}-2"
-
-
-def test_key_problems_name_the_field():
-    raw = {"workarounds": [{"key": "net"}, {"key": "net"}, {"key": "~auto"}, {"key": 3}, {}]}
-    problems = [str(p) for p in key_problems(raw, "seeds/x/y.json")]
-    assert problems == [
-        "seeds/x/y.json: workarounds[1].key: duplicate key 'net', also workarounds[0].key",
-        "seeds/x/y.json: workarounds[2].key: must be 1-64 of [A-Za-z0-9._-] starting with a letter or digit, "
-        "got '~auto'",
-        "seeds/x/y.json: workarounds[3].key: must be 1-64 of [A-Za-z0-9._-] starting with a letter or digit, got 3",
-    ]
