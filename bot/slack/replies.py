@@ -149,15 +149,18 @@ class Replies:
     async def whisper(self, channel: str, user: str, thread_ts: str | None, messages: Sequence[Message],
                       respond: Respond | None = None) -> None:
         """Ephemeral messages to ``user``: in the thread when the bot is in the channel, else via ``respond``."""
+        in_channel = True
         for message in messages:
-            try:
-                await self.client.chat_postEphemeral(channel=channel, user=user, thread_ts=thread_ts,
-                                                     text=message["text"], blocks=message["blocks"])
-                continue
-            except SLACK_ERRORS as exc:
-                if respond is None:
-                    log.error("could not answer %s privately: %s", user, _reason(exc))
-                    return
+            if in_channel:
+                try:
+                    await self.client.chat_postEphemeral(channel=channel, user=user, thread_ts=thread_ts,
+                                                         text=message["text"], blocks=message["blocks"])
+                    continue
+                except SLACK_ERRORS as exc:
+                    if respond is None:
+                        log.error("could not answer %s privately: %s", user, _reason(exc))
+                        return
+                    in_channel = False
             await respond(text=message["text"], blocks=message["blocks"], response_type="ephemeral",
                           replace_original=False)
 

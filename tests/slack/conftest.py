@@ -183,3 +183,24 @@ async def eventually(check: Any, predicate: Any = bool, timeout: float = 5.0) ->
             assert predicate(result), f"still {result!r} after {timeout}s"
             return result
         await asyncio.sleep(0.02)
+
+
+async def command(h: Harness, text: str, user: str = "U_EN", channel: str | None = None, count: int = 1) -> list[Any]:
+    """Run ``/errkb text``; returns the (first ``count``) answers it sent through the response_url."""
+    from tests import slack_payloads as p
+
+    key = f"cmd{time.monotonic_ns()}"
+    form = p.slash_command(text, h.slack.response_url(key), user=user, channel=channel or p.CHANNEL)
+    sent = await h.send.form(form)
+    assert sent.status == 200 and sent.body == ""  # acknowledged at once; answers follow
+    return await h.slack.wait_for("response_url", count, key=key)
+
+
+async def click(h: Harness, action_id: str, value: str | None, **fields: Any) -> str:
+    """Click a button (a signed block_actions payload); returns its response_url key."""
+    from tests import slack_payloads as p
+
+    key = f"act{time.monotonic_ns()}"
+    sent = await h.send.form(p.block_action(action_id, value, h.slack.response_url(key), **fields))
+    assert sent.status == 200
+    return key

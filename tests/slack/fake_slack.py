@@ -44,7 +44,7 @@ class Call:
     @property
     def text_of_blocks(self) -> str:
         """Every text in the call's blocks, joined: what a reader sees."""
-        return " ".join(_texts(self.args.get("blocks") or []))
+        return " ".join(_texts(self.args.get("blocks") or (self.args.get("view") or {}).get("blocks") or []))
 
 
 def _texts(node: Any) -> list[str]:
@@ -109,6 +109,8 @@ class FakeSlack:
                   retry_after: int | None = 1, error: str | None = None) -> None:
         """The next ``count`` calls (to ``method``, or any) get ``status`` (429 with Retry-After), or
         with ``error`` an HTTP 200 ``{"ok": false, "error": error}``."""
+        if error is not None:
+            status = 200
         self.faults.append(Fault(method, count, status, retry_after if status == 429 else None, error=error))
 
     def slow_next(self, delay: float, count: int = 1, method: str | None = None) -> None:

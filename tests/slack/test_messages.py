@@ -4,23 +4,14 @@ snippets, edits, channel modes and @mentions."""
 from __future__ import annotations
 
 import os
-import time
 
 import pytest
 
 from tests import slack_payloads as p
-from tests.slack.conftest import NCCL_ID, NCCL_PASTE, eventually, paste_and_wait
+from tests.slack.conftest import NCCL_ID, NCCL_PASTE, command, eventually, paste_and_wait
 
 ENGLISH = "Root cause"
 CHINESE = "根本原因"
-
-
-async def command(h, text: str, user: str = "U_EN", channel: str = p.CHANNEL) -> list:
-    """Run ``/errkb text`` and return what it answered through the response_url."""
-    key = f"cmd{time.monotonic_ns()}"
-    sent = await h.send.form(p.slash_command(text, h.slack.response_url(key), user=user, channel=channel))
-    assert sent.status == 200
-    return await h.slack.wait_for("response_url", key=key)
 
 
 async def assert_silent(h, payload: dict) -> None:
