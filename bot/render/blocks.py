@@ -207,7 +207,8 @@ def vote_receipt(workaround: WorkaroundView) -> Message:
 
 
 def _usage_blocks(usage: UsageView) -> list[dict[str, Any]]:
-    blocks: list[dict[str, Any]] = [_section(f"*{_('Most frequent errors')}*")]
+    frequent, trusted = _("Most frequent errors"), _("Most trusted workarounds")
+    blocks: list[dict[str, Any]] = [_section(f"*{frequent}*")]
     if usage.top_entries:
         lines = [f"• *{escape(e.signature)}* `{e.id}` — "
                  + ngettext("{n} match", "{n} matches", e.hits).format(n=fmt_number(e.hits))
@@ -215,7 +216,7 @@ def _usage_blocks(usage: UsageView) -> list[dict[str, Any]]:
         blocks.append(_section("\n".join(lines)))
     else:
         blocks.append(_context(_("No errors matched yet. Paste one in a channel I'm in.")))
-    blocks.append(_section(f"*{_('Most trusted workarounds')}*"))
+    blocks.append(_section(f"*{trusted}*"))
     if usage.trusted:
         lines = [f"• {escape(_clip(t.workaround.text, 300))}{_mark(t.workaround.untranslated)}\n"
                  f"    _{escape(t.signature)}_ · {labels.success_text(t.workaround)}"
@@ -254,11 +255,11 @@ def home_view(home: HomeView) -> dict[str, Any]:
     """The App Home tab: the user's language (changeable here), frequent errors, trusted workarounds."""
     options = [{"text": {"type": "plain_text", "text": locale_name(s)}, "value": s} for s in ("auto", "en", "zh")]
     chosen = next(o for o in options if o["value"] == home.setting)
+    title = _("Your language")
+    explained = _("Answers to your pastes and commands come in {language}.").format(language=locale_name(home.locale))
     language = {
         "type": "section",
-        "text": {"type": "mrkdwn", "text": f"*{_('Your language')}*\n"
-                 + _("Answers to your pastes and commands come in {language}.").format(
-                     language=locale_name(home.locale))},
+        "text": {"type": "mrkdwn", "text": f"*{title}*\n{explained}"},
         "accessory": {"type": "static_select", "action_id": ACTION_HOME_LOCALE, "options": options,
                       "initial_option": chosen},
     }

@@ -40,8 +40,8 @@ def register(app: AsyncApp, replies: Replies) -> None:
     async def show(entry_id: str, **_kw: Any) -> list[Message]:
         entry = await service.show(entry_id) if entry_id else None
         if entry is None:
-            return [blocks.notice(_("There is no entry `{id}`. Try `/errkb search <words>`.").format(
-                id=escape(entry_id[:200]) or "?"))]
+            return [blocks.notice(_("There is no entry `{id}`. Try {search}.").format(
+                id=escape(entry_id[:200]) or "?", search=f"`{escape('/errkb search <words>')}`"))]
         return blocks.answer_messages(entry)
 
     async def locale(arg: str, workspace: str, user: str, **_kw: Any) -> list[Message]:
