@@ -25,6 +25,12 @@ _REVEALS = [
 ]
 
 
+_MENTION = re.compile(
+    r"(?i)\b(?:deprecated|removed|added|introduced|since|requires?|required|needs?|than|before|after|from|"
+    r"upgrade|downgrade|install|use|supports?|compatible|expected|minimum|at least)\b[\w\s]{0,12}$"
+)
+
+
 @dataclass(frozen=True)
 class Constraint:
     package: str
@@ -73,10 +79,17 @@ def parse_constraints(specs: Iterable[str]) -> list[Constraint]:
 
 
 def revealed_versions(text: str) -> dict[str, Version]:
-    """Package → version for every version the paste states (the last mention wins)."""
+    """Package → version for every version the paste says it ran (the last mention wins).
+
+    A version an error message only talks about ("deprecated in NumPy 1.20", "requires torch>=2.1")
+    says nothing about what is installed, so it is skipped.
+    """
     found: dict[str, Version] = {}
     for pattern in _REVEALS:
         for m in pattern.finditer(text):
+            before = text[max(0, m.start() - 24) : m.start()]
+            if _MENTION.search(before) or text[m.start(2) - 2 : m.start(2)] in (">=", "<=", "~=", "!="):
+                continue
             found[_canonical(m[1])] = _version(m[2])
     return found
 
