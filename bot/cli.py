@@ -62,11 +62,8 @@ async def _with_service(settings: Settings, use_store: bool, work):
         return await work(ErrkbService(kb))
     from bot.store import Store
 
-    store = await Store.open(settings.database_url)
-    try:
+    async with await Store.open(settings.database_url) as store:
         return await work(ErrkbService(kb, store))
-    finally:
-        await store.close()
 
 
 def _store_wanted(settings: Settings) -> bool:

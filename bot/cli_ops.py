@@ -6,14 +6,17 @@ import argparse
 import asyncio
 import sys
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict
-from typing import Any
+from typing import Any, TypeVar
 
 from bot.config import Settings
 from bot.kb.entry import validate_entry
 from bot.kb.knowledge import KnowledgeBase
 from bot.kb.seeds import SeedError, export_seeds, load_seeds
 from bot.render.text import render_stats
+
+T = TypeVar("T")
 
 
 def _print_json(data: Any) -> None:
@@ -22,10 +25,15 @@ def _print_json(data: Any) -> None:
     print(json.dumps(data, ensure_ascii=False, indent=2, default=str))
 
 
-async def _open_store(settings: Settings):
+def _with_store(settings: Settings, work: Callable[[Any], Awaitable[T]]) -> T:
+    """Open the configured store, run ``work(store)``, close it."""
     from bot.store import Store
 
-    return await Store.open(settings.database_url)
+    async def run() -> T:
+        async with await Store.open(settings.database_url) as store:
+            return await work(store)
+
+    return asyncio.run(run())
 
 
 def cmd_seed(args: argparse.Namespace, settings: Settings) -> int:
@@ -36,14 +44,7 @@ def cmd_seed(args: argparse.Namespace, settings: Settings) -> int:
         print("errkb: seed refused; the store was left as it was", file=sys.stderr)
         return 1
 
-    async def work():
-        store = await _open_store(settings)
-        try:
-            return await store.sync_entries(entries)
-        finally:
-            await store.close()
-
-    report = asyncio.run(work())
+    report = _with_store(settings, lambda store: store.sync_entries(entries))
     print(f"{len(entries)} entries: {len(report.added)} added, {len(report.updated)} updated, "
           f"{len(report.unchanged)} unchanged, {len(report.retired)} retired")
     for retired in (*report.retired, *report.retired_workarounds):
@@ -54,14 +55,7 @@ def cmd_seed(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
     entries = load_seeds(settings.seeds_dir)
 
-    async def work():
-        store = await _open_store(settings)
-        try:
-            return await store.export_raws(entries)
-        finally:
-            await store.close()
-
-    raws = asyncio.run(work())
+    raws = _with_store(settings, lambda store: store.export_raws(entries))
     problems = [p for raw in raws for p in validate_entry(raw, raw.get("id", "?"))]
     if problems:
         for p in problems:
@@ -77,14 +71,7 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     kb = KnowledgeBase.load(settings.seeds_dir)
     domains = Counter(e.domain for e in kb.entries.values())
 
-    async def work():
-        store = await _open_store(settings)
-        try:
-            return await store.stats(limit=args.limit)
-        finally:
-            await store.close()
-
-    usage = asyncio.run(work())
+    usage = _with_store(settings, lambda store: store.stats(limit=args.limit))
     if args.format == "json":
         _print_json({"entries": len(kb.entries), "domains": dict(sorted(domains.items())), "usage": asdict(usage)})
     else:
@@ -93,19 +80,15 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_db(args: argparse.Namespace, settings: Settings) -> int:
-    async def work():
-        store = await _open_store(settings)  # opening applies every pending migration
-        try:
-            if args.action == "upgrade":
-                return []
-            if args.action == "repair":
-                fixed = await store.repair()
-                return [f"{fixed} counter(s) repaired"] if fixed else []
-            return await store.check()
-        finally:
-            await store.close()
+    async def work(store) -> list[str]:  # opening the store applies every pending migration
+        if args.action == "upgrade":
+            return []
+        if args.action == "repair":
+            fixed = await store.repair()
+            return [f"{fixed} counter(s) repaired"] if fixed else []
+        return await store.check()
 
-    lines = asyncio.run(work())
+    lines = _with_store(settings, work)
     for line in lines:
         print(line)
     if args.action == "upgrade":
