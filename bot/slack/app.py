@@ -149,8 +149,10 @@ class Running:
 
 
 async def start(settings: Settings, host: str = "0.0.0.0", port: int | None = None, kb: KnowledgeBase | None = None,
-                update_delay: float = 1.0) -> Running:
-    """Load the KB and the catalogs, open and seed the store, and start serving Slack."""
+                update_delay: float = 1.0, seed: bool = True) -> Running:
+    """Load the KB and the catalogs, open and seed the store, and start serving Slack.
+
+    ``seed=False`` skips syncing the seeds into the store, for a store known to hold them already."""
     socket_mode = bool(settings.app_token)
     if not settings.bot_token:
         raise SystemExit("errkb serve: set SLACK_BOT_TOKEN (the bot token, xoxb-…)")
@@ -160,8 +162,9 @@ async def start(settings: Settings, host: str = "0.0.0.0", port: int | None = No
     kb = kb or KnowledgeBase.load(settings.seeds_dir)
     store = await Store.open(settings.database_url)
     try:
-        report = await store.sync_entries(kb.entries)
-        log.info("%d entries: %d added, %d updated", len(kb.entries), len(report.added), len(report.updated))
+        if seed:
+            report = await store.sync_entries(kb.entries)
+            log.info("%d entries: %d added, %d updated", len(kb.entries), len(report.added), len(report.updated))
         inflight = Inflight()
         app = build_app(settings, ErrkbService(kb, store), store, inflight, update_delay)
 

@@ -129,7 +129,9 @@ def seeded_db(tmp_path_factory: pytest.TempPathFactory, kb: KnowledgeBase) -> Pa
 @pytest.fixture
 async def harness(fake_slack: FakeSlack, tmp_path: Path, kb: KnowledgeBase, seeded_db: Path) -> AsyncIterator[Harness]:
     shutil.copy(seeded_db, tmp_path / "errkb.db")
-    running = await start(settings_for(fake_slack, tmp_path), host="127.0.0.1", port=0, kb=kb, update_delay=0.2)
+    # The copy already holds these seeds (test_socket_mode and test_app's shutdown test start with seeding).
+    running = await start(settings_for(fake_slack, tmp_path), host="127.0.0.1", port=0, kb=kb, update_delay=0.2,
+                          seed=False)
     assert running.app.client.base_url == fake_slack.api_url  # never slack.com from a test
     async with aiohttp.ClientSession() as session:
         yield Harness(running, fake_slack, SlackSender(f"http://127.0.0.1:{running.port}", session))

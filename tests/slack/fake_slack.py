@@ -20,6 +20,7 @@ TEAM = "T0FAKE"
 BOT_USER = "UERRKB"
 BOT_ID = "BERRKB"
 TOKEN = "xoxb-fake-token"
+APP_TOKEN = "xapp-fake-token"  # Socket Mode's app-level token
 
 
 @dataclass
@@ -77,6 +78,8 @@ class FakeSlack:
         self._ts = itertools.count(1)
         self._runner: web.AppRunner | None = None
         self.base_url = ""
+        self.sockets: list[web.WebSocketResponse] = []  # Socket Mode connections
+        self._envelopes = itertools.count(1)
 
     # --- lifecycle -----------------------------------------------------------------------
 
@@ -85,6 +88,7 @@ class FakeSlack:
         app.router.add_route("*", "/api/{method}", self._api)
         app.router.add_get("/files/{file_id}/{name}", self._download)
         app.router.add_post("/respond/{key}", self._respond)
+        app.router.add_get("/socket", self._socket)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -93,6 +97,8 @@ class FakeSlack:
         return self
 
     async def stop(self) -> None:
+        for ws in self.sockets:
+            await ws.close()
         if self._runner is not None:
             await self._runner.cleanup()
 
@@ -127,6 +133,16 @@ class FakeSlack:
 
     def add_thread(self, channel: str, thread_ts: str, *messages: dict[str, Any]) -> None:
         self.threads[(channel, thread_ts)] = list(messages)
+
+    async def send_envelope(self, kind: str, payload: dict[str, Any]) -> str:
+        """Deliver ``payload`` over Socket Mode (``kind``: events_api, slash_commands, interactive)."""
+        deadline = time.monotonic() + 10
+        while not self.sockets and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        envelope_id = f"env-{next(self._envelopes)}"
+        await self.sockets[-1].send_json({"envelope_id": envelope_id, "type": kind, "payload": payload,
+                                          "accepts_response_payload": kind != "events_api", "retry_attempt": 0})
+        return envelope_id
 
     # --- what tests read -------------------------------------------------------------------
 
@@ -197,6 +213,11 @@ class FakeSlack:
             if fault.error:
                 call.result = {"ok": False, "error": fault.error}
                 return web.json_response(call.result)
+        if method == "apps.connections.open":
+            ok = token == APP_TOKEN
+            call.result = {"ok": True, "url": f"ws{self.base_url.removeprefix('http')}/socket"} if ok else \
+                {"ok": False, "error": "invalid_auth"}
+            return web.json_response(call.result)
         if token != TOKEN:
             return web.json_response({"ok": False, "error": "invalid_auth"})
         call.result = self._answer(method, args)
@@ -246,3 +267,14 @@ class FakeSlack:
         args = await self._args(request)
         self.calls.append(Call("response_url", {"key": request.match_info["key"], **args}, None))
         return web.Response(text="ok")
+
+    async def _socket(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        self.sockets.append(ws)
+        await ws.send_json({"type": "hello", "num_connections": 1, "debug_info": {"host": "fake"}})
+        async for message in ws:
+            if message.type.name == "TEXT":
+                self.calls.append(Call("socket.ack", json.loads(message.data), None))
+        self.sockets.remove(ws)
+        return ws

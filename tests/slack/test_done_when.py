@@ -1,0 +1,50 @@
+"""Issue 4's "done when", as a new user's script would do it against a fake Slack: an en-US and a
+zh-CN user paste the NCCL traceback and get threaded English and Chinese answers, vote with
+reactions, see `errkb show` move, and search with `/errkb search nccl` and `/errkb search 超时`."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+
+from tests import slack_payloads as p
+from tests.slack.conftest import NCCL_ID, command, eventually, paste_and_wait
+
+ERRKB = Path(sys.executable).with_name("errkb")
+
+
+async def errkb_show(database_url: str) -> dict:
+    process = await asyncio.create_subprocess_exec(
+        str(ERRKB), "show", NCCL_ID, "--format", "json", stdout=asyncio.subprocess.PIPE,
+        env={**os.environ, "DATABASE_URL": database_url})
+    out, _err = await process.communicate()
+    assert process.returncode == 0
+    return json.loads(out)
+
+
+async def test_a_new_users_script(harness, tmp_path):
+    english = await paste_and_wait(harness, user="U_EN")
+    chinese = await paste_and_wait(harness, user="U_CN", channel="C0OTHER")
+    assert "Root cause" in english.diagnosis.text_of_blocks
+    assert "根本原因" in chinese.diagnosis.text_of_blocks
+    assert english.thread_ts != chinese.thread_ts
+
+    database_url = f"sqlite+aiosqlite:///{tmp_path / 'errkb.db'}"
+    before = {w["index"]: w for w in (await errkb_show(database_url))["workarounds"]}
+    first = english.workarounds[0].ts  # workaround 0
+    for user in ("U_EN", "U_CN", "U_TW"):
+        assert (await harness.send.event(p.reaction("+1", first, user=user))).status == 200
+    assert (await harness.send.event(p.reaction("-1", chinese.workarounds[2].ts, user="U_CN",
+                                                channel="C0OTHER"))).status == 200  # workaround 1
+    await eventually(lambda: harness.store.stats(), predicate=lambda s: (s.votes_up, s.votes_down) == (3, 1))
+    after = {w["index"]: w for w in (await errkb_show(database_url))["workarounds"]}
+    assert (after[0]["votes_up"], after[1]["votes_down"]) == (3, 1)
+    assert after[0]["success_rate"] > before[0]["success_rate"]
+    assert after[1]["success_rate"] < before[1]["success_rate"]
+
+    nccl = (await command(harness, "search nccl"))[0].text_of_blocks
+    chaoshi = (await command(harness, "search 超时", user="U_CN"))[0]
+    assert "NCCL" in nccl and NCCL_ID in chaoshi.text_of_blocks

@@ -1,0 +1,39 @@
+"""manifest.yml declares everything the bot uses, so pasting it creates a working app."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from bot.slack.app import EVENTS_PATH
+from bot.slack.listeners.shortcuts import SHORTCUT_DIAGNOSE
+
+MANIFEST = (Path(__file__).resolve().parents[2] / "manifest.yml").read_text(encoding="utf-8")
+
+
+def items_under(key: str) -> set[str]:
+    """The ``- item`` lines of the YAML list under ``key:`` (comments stripped)."""
+    block = re.search(rf"^(\s*){key}:\n((?:\1\s+- .*\n)+)", MANIFEST, re.M)
+    assert block, key
+    return {line.split("#")[0].strip()[2:].strip() for line in block.group(2).splitlines()}
+
+
+def test_every_scope_the_bot_needs():
+    assert items_under("bot") == {
+        "app_mentions:read", "channels:history", "groups:history", "im:history", "mpim:history", "chat:write",
+        "commands", "files:read", "reactions:read", "users:read"}
+
+
+def test_every_event_the_listeners_handle():
+    assert items_under("bot_events") == {
+        "app_home_opened", "app_mention", "message.channels", "message.groups", "message.im", "message.mpim",
+        "reaction_added", "reaction_removed"}
+
+
+def test_the_command_the_shortcut_interactivity_and_app_home():
+    assert "command: /errkb" in MANIFEST
+    assert f"callback_id: {SHORTCUT_DIAGNOSE}" in MANIFEST and "type: message" in MANIFEST
+    assert re.search(r"interactivity:\n\s+is_enabled: true", MANIFEST)
+    assert "home_tab_enabled: true" in MANIFEST and "socket_mode_enabled: false" in MANIFEST
+    urls = re.findall(r"(?:url|request_url): (\S+)", MANIFEST)
+    assert len(urls) == 3 and all(u.endswith(EVENTS_PATH) for u in urls)
