@@ -127,3 +127,39 @@ class TestShutdown:
             await running.stop(grace=10)  # as on SIGTERM
         assert len(fake_slack.calls_to("chat.postMessage")) == 4
         assert all(c.result.get("ok") for c in fake_slack.calls_to("chat.postMessage"))
+
+
+class TestServe:
+    async def test_errkb_serve_answers_then_finishes_its_replies_on_sigterm(self, fake_slack, tmp_path, seeded_db):
+        import os
+        import re
+        import shutil
+        import signal
+        import sys
+
+        shutil.copy(seeded_db, tmp_path / "errkb.db")
+        env = {**os.environ, "SLACK_BOT_TOKEN": "xoxb-fake-token", "SLACK_SIGNING_SECRET": "fake-signing-secret",
+               "SLACK_API_URL": fake_slack.api_url, "DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'errkb.db'}",
+               "PORT": "0", "ERRKB_SEEDS": str(Path(__file__).resolve().parents[2] / "seeds")}
+        env.pop("SLACK_APP_TOKEN", None)
+        errkb = Path(sys.executable).with_name("errkb")
+        process = await asyncio.create_subprocess_exec(str(errkb), "serve", env=env, stderr=asyncio.subprocess.PIPE)
+        try:
+            port = None
+            while port is None:
+                line = (await asyncio.wait_for(process.stderr.readline(), 30)).decode()
+                assert line, "errkb serve exited early"
+                if found := re.search(r"HTTP mode on port (\d+)", line):
+                    port = int(found.group(1))
+            fake_slack.slow_next(0.3, count=4, method="chat.postMessage")
+            async with aiohttp.ClientSession() as session:
+                sender = SlackSender(f"http://127.0.0.1:{port}", session)
+                assert (await sender.event(p.message(NCCL_PASTE))).status == 200
+                await fake_slack.wait_for("chat.postMessage", 1)
+                process.send_signal(signal.SIGTERM)
+                assert await asyncio.wait_for(process.wait(), 30) == 0
+            assert [c.result.get("ok") for c in fake_slack.calls_to("chat.postMessage")] == [True] * 4
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()

@@ -212,3 +212,14 @@ class TestChannelModesAndMentions:
         await harness.slack.wait_for("chat.postMessage", 4)
         await harness.slack.settle()
         assert len(harness.slack.calls_to("chat.postMessage")) == 4
+
+
+class TestEscaping:
+    async def test_broadcasts_in_a_paste_are_shown_not_sent(self, harness):
+        lines = NCCL_PASTE.rstrip("\n").split("\n")
+        lines[-1] += " <!channel> <!here> <!everyone> <!subteam^S0ONCALL|@oncall> <@U_BOSS>"
+        answered = await paste_and_wait(harness, text="\n".join(lines))
+        for call in [answered.diagnosis, *answered.workarounds]:
+            for text in [call["text"], call.text_of_blocks]:
+                assert "<!" not in text and "<@U_BOSS>" not in text
+        assert "Matched line" in answered.diagnosis.text_of_blocks
