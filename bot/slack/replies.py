@@ -7,6 +7,7 @@ and sends what ``bot.render.blocks`` built. Nothing here parses Slack payloads b
 from __future__ import annotations
 
 import enum
+import hashlib
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
@@ -89,6 +90,11 @@ class Replies:
         if entry_id is None:
             return Answer.NO_MATCH
         if await self.answered_in_thread(workspace, channel, thread_ts, entry_id):
+            return Answer.ALREADY
+        # A paste and its quick edit (two events, maybe two processes) race past the check above:
+        # the first to claim this (thread, entry) pair answers.
+        key = hashlib.sha256(f"{workspace}\0{channel}\0{thread_ts}\0{entry_id}".encode()).hexdigest()[:40]
+        if not await self.store.claim_event(f"answer:{key}"):
             return Answer.ALREADY
         async with self.locales.reader(workspace, user) as locale:
             diagnosis = await self.service.diagnose(text, limit=1)

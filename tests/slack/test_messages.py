@@ -3,6 +3,7 @@ snippets, edits, channel modes and @mentions."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 
 import pytest
@@ -154,6 +155,15 @@ class TestEdits:
         edit = p.edited(answered.thread_ts, "full log:\n" + NCCL_PASTE, NCCL_PASTE)
         await assert_silent(harness, edit)
         await assert_silent(harness, p.edited(answered.thread_ts, NCCL_PASTE, NCCL_PASTE))  # an unfurl
+
+    async def test_a_paste_and_its_quick_edit_are_answered_once(self, harness):
+        original = p.message(NCCL_PASTE)
+        ts = original["event"]["ts"]
+        await asyncio.gather(harness.send.event(original),
+                             harness.send.event(p.edited(ts, NCCL_PASTE + "\nany idea?", NCCL_PASTE)))
+        await harness.slack.wait_for("chat.postMessage", 4)
+        await harness.slack.settle()
+        assert len(harness.slack.calls_to("chat.postMessage")) == 4
 
     async def test_an_edit_that_changes_the_error_gets_the_new_diagnosis(self, harness, other_paste):
         answered = await paste_and_wait(harness)
