@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from bot.i18n import current_locale
 from bot.kb import feedback
 from bot.kb.entry import GRAPH_LINKS, Entry
 from bot.kb.knowledge import KnowledgeBase
+from bot.kb.matcher import Match
 from bot.kb.normalize import normalize
 from bot.views import DeadEndView, Diagnosis, EntryView, MatchView, SearchResultView, WorkaroundView
 
@@ -48,25 +49,27 @@ class ErrkbService:
         self.kb = kb
         self.store = store
 
-    async def diagnose(self, paste: str, limit: int = 3, record: bool = True) -> Diagnosis:
-        """The entries ``paste`` is about, best first, in the current locale."""
+    def find(self, paste: str, limit: int = 3) -> list[Match]:
+        """The entries ``paste`` is about, best first, with spans into ``paste`` as given (no I/O)."""
         offset = max(0, len(paste) - MAX_PASTE_CHARS)
-        plain = normalize(paste[offset:])
-        matches = self.kb.matcher.match(plain, limit=limit)
+        matches = self.kb.matcher.match(normalize(paste[offset:]), limit=limit)
+        return [replace(m, span=(m.span[0] + offset, m.span[1] + offset)) for m in matches] if offset else matches
+
+    async def explain(self, matches: list[Match], record: bool = True) -> Diagnosis:
+        """Views of ``matches`` in the current locale, with live numbers; counts the best as a hit."""
         live = await self._feedback([m.entry_id for m in matches])
         views = [
-            MatchView(
-                entry=self._entry_view(self.kb.entries[m.entry_id], live.get(m.entry_id)),
-                how=m.how,
-                score=m.score,
-                span=(m.span[0] + offset, m.span[1] + offset),
-                line=m.line,
-            )
+            MatchView(self._entry_view(self.kb.entries[m.entry_id], live.get(m.entry_id)), m.how, m.score, m.span,
+                      m.line)
             for m in matches
         ]
         if record and self.store is not None and views:
             await self.store.record_hit(views[0].entry.id, current_locale())
         return Diagnosis(current_locale(), views)
+
+    async def diagnose(self, paste: str, limit: int = 3, record: bool = True) -> Diagnosis:
+        """The entries ``paste`` is about, best first, in the current locale."""
+        return await self.explain(self.find(paste, limit), record)
 
     async def show(self, entry_id: str) -> EntryView | None:
         entry = self.kb.entries.get(entry_id)

@@ -76,19 +76,13 @@ class Replies:
 
     # --- answering pastes -------------------------------------------------------------------
 
-    async def matched_entry(self, text: str) -> str | None:
-        """The id of the entry ``text`` is about, if any (nothing recorded, no Slack call)."""
-        if not text.strip():
-            return None
-        diagnosis = await self.service.diagnose(text, limit=1, record=False)
-        return diagnosis.best.entry.id if diagnosis.best else None
-
     async def answer_paste(self, workspace: str, channel: str, thread_ts: str, user: str | None, text: str) -> Answer:
         """Diagnose ``text`` and answer in the thread, in ``user``'s locale — unless nothing matched or
         this thread already has that diagnosis (so an edit that keeps the error, or a repeat, is quiet)."""
-        entry_id = await self.matched_entry(text)
-        if entry_id is None:
+        matches = self.service.find(text, limit=1) if text.strip() else []
+        if not matches:
             return Answer.NO_MATCH
+        entry_id = matches[0].entry_id
         if await self.answered_in_thread(workspace, channel, thread_ts, entry_id):
             return Answer.ALREADY
         # A paste and its quick edit (two events, maybe two processes) race past the check above:
@@ -97,9 +91,7 @@ class Replies:
         if not await self.store.claim_event(f"answer:{key}"):
             return Answer.ALREADY
         async with self.locales.reader(workspace, user) as locale:
-            diagnosis = await self.service.diagnose(text, limit=1)
-            if diagnosis.best is None:
-                return Answer.NO_MATCH
+            diagnosis = await self.service.explain(matches)
             await self.post_answer(workspace, channel, thread_ts, diagnosis.best.entry, locale, diagnosis.best)
         return Answer.POSTED
 
