@@ -28,9 +28,14 @@ BUTTON_DOWN = "button:down"
 LOWER_BOUND_Z = 1.2816
 
 
+def reaction_token(name: str, channel: str, ts: str) -> str:
+    """One reaction on one message: the same 👍 on two posts of a workaround are two reactions."""
+    return f"{name}@{channel}/{ts}"
+
+
 def reaction_polarity(name: str) -> int:
-    """+1 for a 👍 reaction (any skin tone), -1 for 👎, 0 for anything else."""
-    base = name.split("::", 1)[0]
+    """+1 for a 👍 reaction (any skin tone), -1 for 👎, 0 for anything else (``name`` may be a token)."""
+    base = name.split("@", 1)[0].split("::", 1)[0]
     if base in UP_REACTIONS or name == BUTTON_UP:
         return 1
     if base in DOWN_REACTIONS or name == BUTTON_DOWN:

@@ -16,10 +16,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+import aiohttp
 from aiohttp import web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_bolt.adapter.socket_mode.aiohttp import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.context.async_context import AsyncBoltContext
 from slack_bolt.response import BoltResponse
 from slack_sdk.http_retry.async_handler import AsyncRetryHandler
 from slack_sdk.http_retry.builtin_async_handlers import (
@@ -41,7 +43,7 @@ from bot.kb.knowledge import KnowledgeBase
 from bot.slack import listeners
 from bot.slack.files import FileReader
 from bot.slack.locale import LocaleResolver
-from bot.slack.replies import Replies
+from bot.slack.replies import EVENT_CLAIM, Replies
 from bot.slack.tasks import Inflight
 from bot.store import Store
 
@@ -78,27 +80,32 @@ def retry_handlers() -> list[AsyncRetryHandler]:
     ]
 
 
-def make_client(settings: Settings) -> AsyncWebClient:
+def make_client(settings: Settings, session: aiohttp.ClientSession | None = None) -> AsyncWebClient:
+    """The Web API client; one shared ``session`` keeps connections to Slack alive between calls
+    (without it slack_sdk opens a new connection, with its TLS handshake, for every call)."""
     return AsyncWebClient(token=settings.bot_token, base_url=settings.api_url or AsyncWebClient.BASE_URL,
-                          timeout=30, retry_handlers=retry_handlers())
+                          timeout=30, retry_handlers=retry_handlers(), session=session)
 
 
 def build_app(settings: Settings, service: ErrkbService, store: Store, inflight: Inflight | None = None,
-              update_delay: float = 1.0) -> AsyncApp:
+              update_delay: float = 1.0, session: aiohttp.ClientSession | None = None) -> AsyncApp:
     """The Bolt app with every listener; ``inflight`` tracks its work for a graceful shutdown."""
-    client = make_client(settings)
+    client = make_client(settings, session)
     app = AsyncApp(client=client, signing_secret=settings.signing_secret or "", name="errkb",
                    process_before_response=False)
     replies = Replies(service, store, client, FileReader(client, settings.api_url),
                       LocaleResolver(store, client), inflight if inflight is not None else Inflight(), update_delay)
 
     @app.middleware
-    async def once_per_event(body: dict[str, Any], next_: Callable[[], Awaitable[BoltResponse]]) -> BoltResponse:
-        """Slack retries an event it thinks was lost: only the first delivery, in any process, is handled."""
+    async def claim_event(body: dict[str, Any], context: AsyncBoltContext,
+                          next_: Callable[[], Awaitable[BoltResponse]]) -> BoltResponse:
+        """Slack retries an event it thinks was lost: only the first delivery, in any process, is handled.
+
+        The claim is a database write, so it runs beside the ack rather than before it: the event
+        listener (``Replies.listener``) waits for it, and Slack gets its 200 at once."""
         event_id = body.get("event_id")
-        if body.get("type") == "event_callback" and event_id and not await store.claim_event(str(event_id)):
-            log.info("event %s already handled; dropping the retry", event_id)
-            return BoltResponse(status=200, body="")
+        if body.get("type") == "event_callback" and event_id:
+            context[EVENT_CLAIM] = replies.inflight.spawn(store.claim_event(str(event_id)))
         return await next_()
 
     listeners.register(app, replies)
@@ -135,6 +142,7 @@ class Running:
     site: web.TCPSite
     socket_mode: AsyncSocketModeHandler | None
     port: int
+    session: aiohttp.ClientSession
 
     async def stop(self, grace: float = SHUTDOWN_GRACE) -> None:
         """Stop taking requests, let in-flight replies finish, then close everything."""
@@ -145,6 +153,7 @@ class Running:
         if self.socket_mode is not None:
             await self.socket_mode.close_async()
         await self.runner.cleanup()
+        await self.session.close()
         await self.store.close()
 
 
@@ -161,12 +170,13 @@ async def start(settings: Settings, host: str = "0.0.0.0", port: int | None = No
     i18n.load_catalogs()
     kb = kb or KnowledgeBase.load(settings.seeds_dir)
     store = await Store.open(settings.database_url)
+    session = aiohttp.ClientSession()
     try:
         if seed:
             report = await store.sync_entries(kb.entries)
             log.info("%d entries: %d added, %d updated", len(kb.entries), len(report.added), len(report.updated))
         inflight = Inflight()
-        app = build_app(settings, ErrkbService(kb, store), store, inflight, update_delay)
+        app = build_app(settings, ErrkbService(kb, store), store, inflight, update_delay, session)
 
         async def healthy() -> bool:
             return bool(kb.entries) and await store.ready()
@@ -176,6 +186,7 @@ async def start(settings: Settings, host: str = "0.0.0.0", port: int | None = No
         site = web.TCPSite(runner, host, settings.port if port is None else port)
         await site.start()
     except BaseException:
+        await session.close()
         await store.close()
         raise
     bound = runner.addresses[0][1] if runner.addresses else settings.port
@@ -186,7 +197,7 @@ async def start(settings: Settings, host: str = "0.0.0.0", port: int | None = No
         log.info("errkb: Socket Mode connected; /healthz on port %s", bound)
     else:
         log.info("errkb: HTTP mode on port %s (%s, %s)", bound, EVENTS_PATH, HEALTH_PATH)
-    return Running(app, store, kb, inflight, runner, site, handler, bound)
+    return Running(app, store, kb, inflight, runner, site, handler, bound, session)
 
 
 async def run(settings: Settings) -> None:

@@ -7,10 +7,12 @@ and sends what ``bot.render.blocks`` built. Nothing here parses Slack payloads b
 from __future__ import annotations
 
 import enum
+import functools
 import hashlib
+import inspect
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 import aiohttp
 from slack_bolt.context.async_context import AsyncBoltContext
@@ -19,6 +21,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import i18n
 from bot.diagnose import ErrkbService
+from bot.kb.feedback import reaction_token
 from bot.render import blocks
 from bot.render.blocks import Message
 from bot.slack.files import FileReader
@@ -31,7 +34,11 @@ log = logging.getLogger(__name__)
 
 # What a failed Web API call can raise once slack_sdk's retry handlers have given up.
 SLACK_ERRORS = (SlackApiError, aiohttp.ClientError, TimeoutError)
+# The context key under which the app's middleware leaves the pending claim of an event's id.
+EVENT_CLAIM = "errkb_event_claim"
 Respond = Callable[..., Awaitable[Any]]
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 class Answer(enum.Enum):
@@ -73,6 +80,22 @@ class Replies:
         self.locales = locales
         self.inflight = inflight
         self.updates = Debouncer(inflight, update_delay)
+
+    def listener(self, handle: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T | None]]:
+        """An Events API listener: tracked for shutdown, and run only for the first delivery of an
+        event (it needs a ``context`` parameter, where the claim is found)."""
+        if "context" not in inspect.signature(handle).parameters:
+            raise TypeError(f"{handle.__name__} must take `context` to see whether its event was claimed")
+
+        @functools.wraps(handle)
+        async def run(*args: P.args, **kwargs: P.kwargs) -> T | None:
+            claim = kwargs["context"].get(EVENT_CLAIM)
+            if claim is not None and not await claim:
+                log.info("event already handled; dropping the retry")
+                return None
+            return await handle(*args, **kwargs)
+
+        return self.inflight.tracked(run)
 
     # --- answering pastes -------------------------------------------------------------------
 
@@ -171,8 +194,8 @@ class Replies:
         if posted is None:
             return
         try:
-            result = await self.store.record_vote(workspace, user, posted.entry_id, posted.workaround, reaction,
-                                                  present, at)
+            result = await self.store.record_vote(workspace, user, posted.entry_id, posted.workaround,
+                                                  reaction_token(reaction, channel, ts), present, at)
         except UnknownTarget:
             return
         if result.changed and posted.workaround is not None:

@@ -67,6 +67,12 @@ class TestReactions:
         assert fb.vote_of(fb.apply_event(ledger, "+1", False, 3)) == 1  # the toned one is still there
         assert fb.vote_of(run(("+1", True, 1), ("+1::skin-tone-3", True, 2), ("-1::skin-tone-5", True, 3))) == 0
 
+    def test_the_same_thumbs_up_on_two_posts_of_a_workaround_are_two_reactions(self):
+        on_a, on_b = fb.reaction_token("+1", "C1", "100.1"), fb.reaction_token("+1::skin-tone-2", "C2", "200.2")
+        assert fb.reaction_polarity(on_a) == 1 and fb.reaction_polarity(on_b) == 1
+        # Taking the 👍 back from thread B leaves the one still on thread A.
+        assert fb.vote_of(run((on_a, True, 1000), (on_b, True, 1001), (on_b, False, 1002))) == 1
+
     def test_any_order_of_a_history_ends_in_the_final_state(self):
         """Shuffled and duplicated deliveries of a history end where the in-order history ends."""
         rng = random.Random(20240601)

@@ -81,6 +81,15 @@ class TestSequences:
         await settled_tally(harness, Tally(3, 0))
         await settled_tally(harness, Tally(0, 1), workaround=2)
 
+    async def test_taking_back_a_thumbs_up_in_one_thread_keeps_the_one_in_another(self, harness, answered):
+        again = await paste_and_wait(harness)  # the same error answered in a second thread
+        a, b = answered.workarounds[0].ts, again.workarounds[0].ts
+        assert answered.thread_ts != again.thread_ts
+        await react(harness, p.reaction("+1", a, event_ts="1000.000001"), p.reaction("+1", b, event_ts="1001.000001"))
+        await react(harness, p.reaction("+1", b, added=False, event_ts="1002.000001"))
+        await harness.slack.settle()
+        assert await tally(harness) == Tally(1, 0)  # thread A still shows that 👍
+
     async def test_on_the_diagnosis_it_is_feedback_on_the_match_counted_apart(self, harness, answered):
         await react(harness, p.reaction("+1", answered.diagnosis.ts), p.reaction("-1", answered.diagnosis.ts, "U2"))
         await settled_tally(harness, Tally(1, 1), workaround=None)

@@ -12,7 +12,7 @@ from bot.slack.replies import Replies, workspace_of
 
 def register(app: AsyncApp, replies: Replies) -> None:
     @app.event("app_home_opened")
-    @replies.inflight.tracked
+    @replies.listener
     async def on_home_opened(event: dict[str, Any], context: AsyncBoltContext) -> None:
         if event.get("tab", "home") == "home" and event.get("user"):
             await replies.publish_home(workspace_of(context), event["user"])

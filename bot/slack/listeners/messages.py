@@ -28,7 +28,7 @@ def register(app: AsyncApp, replies: Replies) -> None:
         return await store.channel_mode(workspace, channel) == "auto"
 
     @app.event("message")
-    @replies.inflight.tracked
+    @replies.listener
     async def on_message(event: dict[str, Any], context: AsyncBoltContext) -> None:
         channel = event.get("channel", "")
         if event.get("subtype") == "message_changed":
@@ -46,7 +46,7 @@ def register(app: AsyncApp, replies: Replies) -> None:
         await replies.answer_paste(workspace_of(context), channel, thread, message.get("user"), text)
 
     @app.event("app_mention")
-    @replies.inflight.tracked
+    @replies.listener
     async def on_mention(event: dict[str, Any], context: AsyncBoltContext) -> None:
         workspace, channel, user = workspace_of(context), event.get("channel", ""), event.get("user")
         if is_own(event, context) or await store.channel_mode(workspace, channel) == "off":

@@ -25,11 +25,11 @@ def register(app: AsyncApp, replies: Replies) -> None:
         await replies.vote_reaction(workspace_of(context), user, item["channel"], item["ts"], reaction, present, at)
 
     @app.event("reaction_added")
-    @replies.inflight.tracked
+    @replies.listener
     async def on_reaction_added(event: dict[str, Any], context: AsyncBoltContext) -> None:
         await vote(event, context, present=True)
 
     @app.event("reaction_removed")
-    @replies.inflight.tracked
+    @replies.listener
     async def on_reaction_removed(event: dict[str, Any], context: AsyncBoltContext) -> None:
         await vote(event, context, present=False)
