@@ -21,7 +21,6 @@ from aiohttp import web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_bolt.adapter.socket_mode.aiohttp import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
-from slack_bolt.context.async_context import AsyncBoltContext
 from slack_bolt.response import BoltResponse
 from slack_sdk.http_retry.async_handler import AsyncRetryHandler
 from slack_sdk.http_retry.builtin_async_handlers import (
@@ -43,7 +42,7 @@ from bot.kb.knowledge import KnowledgeBase
 from bot.slack import listeners
 from bot.slack.files import FileReader
 from bot.slack.locale import LocaleResolver
-from bot.slack.replies import EVENT_CLAIM, Replies
+from bot.slack.replies import Replies
 from bot.slack.tasks import Inflight
 from bot.store import Store
 
@@ -97,15 +96,15 @@ def build_app(settings: Settings, service: ErrkbService, store: Store, inflight:
                       LocaleResolver(store, client), inflight if inflight is not None else Inflight(), update_delay)
 
     @app.middleware
-    async def claim_event(body: dict[str, Any], context: AsyncBoltContext,
-                          next_: Callable[[], Awaitable[BoltResponse]]) -> BoltResponse:
+    async def once_per_event(body: dict[str, Any], next_: Callable[[], Awaitable[BoltResponse]]) -> BoltResponse:
         """Slack retries an event it thinks was lost: only the first delivery, in any process, is handled.
 
-        The claim is a database write, so it runs beside the ack rather than before it: the event
-        listener (``Replies.listener``) waits for it, and Slack gets its 200 at once."""
+        The claim is made before the ack on purpose: a bot too busy to claim in time is retried by
+        Slack rather than losing work it acknowledged."""
         event_id = body.get("event_id")
-        if body.get("type") == "event_callback" and event_id:
-            context[EVENT_CLAIM] = replies.inflight.spawn(store.claim_event(str(event_id)))
+        if body.get("type") == "event_callback" and event_id and not await store.claim_event(str(event_id)):
+            log.info("event %s already handled; dropping the retry", event_id)
+            return BoltResponse(status=200, body="")
         return await next_()
 
     listeners.register(app, replies)

@@ -6,10 +6,10 @@ and sends what ``bot.render.blocks`` built. Nothing here parses Slack payloads b
 
 from __future__ import annotations
 
+import asyncio
 import enum
 import functools
 import hashlib
-import inspect
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, ParamSpec, TypeVar
@@ -34,8 +34,8 @@ log = logging.getLogger(__name__)
 
 # What a failed Web API call can raise once slack_sdk's retry handlers have given up.
 SLACK_ERRORS = (SlackApiError, aiohttp.ClientError, TimeoutError)
-# The context key under which the app's middleware leaves the pending claim of an event's id.
-EVENT_CLAIM = "errkb_event_claim"
+# Events handled at once; more wait their turn (Slack has its ack already).
+CONCURRENT_EVENTS = 8
 Respond = Callable[..., Awaitable[Any]]
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -80,20 +80,16 @@ class Replies:
         self.locales = locales
         self.inflight = inflight
         self.updates = Debouncer(inflight, update_delay)
+        self._work_slots = asyncio.Semaphore(CONCURRENT_EVENTS)
 
-    def listener(self, handle: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T | None]]:
-        """An Events API listener: tracked for shutdown, and run only for the first delivery of an
-        event (it needs a ``context`` parameter, where the claim is found)."""
-        if "context" not in inspect.signature(handle).parameters:
-            raise TypeError(f"{handle.__name__} must take `context` to see whether its event was claimed")
+    def listener(self, handle: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T]]:
+        """An Events API listener: tracked for shutdown, and one of at most ``CONCURRENT_EVENTS``
+        running at once, so a burst queues instead of thrashing the store."""
 
         @functools.wraps(handle)
-        async def run(*args: P.args, **kwargs: P.kwargs) -> T | None:
-            claim = kwargs["context"].get(EVENT_CLAIM)
-            if claim is not None and not await claim:
-                log.info("event already handled; dropping the retry")
-                return None
-            return await handle(*args, **kwargs)
+        async def run(*args: P.args, **kwargs: P.kwargs) -> T:
+            async with self._work_slots:
+                return await handle(*args, **kwargs)
 
         return self.inflight.tracked(run)
 
@@ -291,6 +287,9 @@ class Replies:
 
 
 def _reason(exc: BaseException) -> str:
+    """Why a Web API call failed (the body may be Slack's JSON, or a proxy's plain-text page)."""
     if isinstance(exc, SlackApiError):
-        return str(exc.response.get("error") or exc.response.status_code)
+        data = exc.response.data
+        error = data.get("error") if isinstance(data, dict) else None
+        return str(error or exc.response.status_code)
     return repr(exc)
