@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
@@ -30,14 +31,37 @@ def vote_target(value: str) -> tuple[str, int] | None:
         return None
 
 
-def where(body: dict[str, Any]) -> tuple[str, str | None, str | None, bool]:
-    """The clicked message: channel, ts, thread ts, and whether it is ephemeral (not in the store)."""
-    container = body.get("container") or {}
-    message = body.get("message") or {}
-    channel = container.get("channel_id") or (body.get("channel") or {}).get("id") or ""
-    ts = container.get("message_ts") or message.get("ts")
-    thread_ts = message.get("thread_ts") or container.get("thread_ts") or ts
-    return channel, ts, thread_ts, bool(container.get("is_ephemeral"))
+@dataclass(frozen=True)
+class Click:
+    """Who clicked which button on which message (``ephemeral`` messages are not in the store)."""
+
+    workspace: str
+    user: str
+    value: str
+    channel: str
+    ts: str | None
+    thread_ts: str | None
+    ephemeral: bool
+
+    @classmethod
+    def of(cls, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext) -> Click:
+        container = body.get("container") or {}
+        message = body.get("message") or {}
+        ts = container.get("message_ts") or message.get("ts")
+        return cls(
+            workspace=workspace_of(context),
+            user=body["user"]["id"],
+            value=str(action.get("value") or ""),
+            channel=container.get("channel_id") or (body.get("channel") or {}).get("id") or "",
+            ts=ts,
+            thread_ts=message.get("thread_ts") or container.get("thread_ts") or ts,
+            ephemeral=bool(container.get("is_ephemeral")),
+        )
+
+    @property
+    def stored_ts(self) -> str | None:
+        """The clicked message's ts when the store can know it."""
+        return None if self.ephemeral else self.ts
 
 
 def register(app: AsyncApp, replies: Replies) -> None:
@@ -46,16 +70,15 @@ def register(app: AsyncApp, replies: Replies) -> None:
     async def vote(ack: Ack, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext,
                    respond: AsyncRespond, direction: int) -> None:
         await ack()
-        target = vote_target(str(action.get("value") or ""))
+        click = Click.of(body, action, context)
+        target = vote_target(click.value)
         if target is None:
             return
-        workspace, user = workspace_of(context), body["user"]["id"]
-        channel, ts, _thread, ephemeral = where(body)
         at = float(action.get("action_ts") or time.time())
-        message_ts = None if ephemeral else ts
-        recorded = await replies.vote_button(workspace, user, *target, direction, at, channel, message_ts)
-        if recorded and ephemeral:  # an ephemeral message cannot be updated in place: say it privately
-            async with replies.locales.reader(workspace, user):
+        recorded = await replies.vote_button(click.workspace, click.user, *target, direction, at, click.channel,
+                                             click.stored_ts)
+        if recorded and click.ephemeral:  # an ephemeral message cannot be updated in place: say it privately
+            async with replies.locales.reader(click.workspace, click.user):
                 entry = await service.show(target[0])
                 workaround = entry.workaround(target[1]) if entry else None
                 if workaround is not None:
@@ -78,12 +101,11 @@ def register(app: AsyncApp, replies: Replies) -> None:
     async def on_more(ack: Ack, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext,
                       respond: AsyncRespond) -> None:
         await ack()
-        workspace, user, entry_id = workspace_of(context), body["user"]["id"], str(action.get("value") or "")
-        channel, ts, _thread, ephemeral = where(body)
-        if not ephemeral and ts and await replies.post_more(workspace, channel, ts, entry_id):
+        click = Click.of(body, action, context)
+        if click.stored_ts and await replies.post_more(click.workspace, click.channel, click.stored_ts, click.value):
             return
-        async with replies.locales.reader(workspace, user):  # an ephemeral answer gets the rest privately
-            entry = await service.show(entry_id)
+        async with replies.locales.reader(click.workspace, click.user):  # an ephemeral answer gets the rest privately
+            entry = await service.show(click.value)
             if entry is not None:
                 await send(respond, blocks.entry_messages(entry, start=blocks.TOP_WORKAROUNDS)[1:])
 
@@ -92,26 +114,24 @@ def register(app: AsyncApp, replies: Replies) -> None:
     async def on_translate(ack: Ack, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext,
                            respond: AsyncRespond) -> None:
         await ack()
-        workspace, user, entry_id = workspace_of(context), body["user"]["id"], str(action.get("value") or "")
-        channel, ts, thread_ts, ephemeral = where(body)
-        shown = await replies.message_locale(workspace, channel, None if ephemeral else ts, user)
+        click = Click.of(body, action, context)
+        shown = await replies.message_locale(click.workspace, click.channel, click.stored_ts, click.user)
         with i18n.use_locale("en" if shown == "zh" else "zh"):
-            entry = await service.show(entry_id)
+            entry = await service.show(click.value)
             if entry is not None:
-                await replies.whisper(channel, user, thread_ts, blocks.entry_messages(entry), respond)
+                await replies.whisper(click.channel, click.user, click.thread_ts, blocks.entry_messages(entry), respond)
 
     @app.action(blocks.ACTION_POST)
     @replies.inflight.tracked
     async def on_post(ack: Ack, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext,
                       respond: AsyncRespond) -> None:
         await ack()
-        workspace, user, entry_id = workspace_of(context), body["user"]["id"], str(action.get("value") or "")
-        channel = where(body)[0]
-        async with replies.locales.reader(workspace, user) as locale:
-            entry = await service.show(entry_id)
+        click = Click.of(body, action, context)
+        async with replies.locales.reader(click.workspace, click.user) as locale:
+            entry = await service.show(click.value)
             if entry is None:
                 return
-            if not await replies.post_answer(workspace, channel, None, entry, locale):
+            if not await replies.post_answer(click.workspace, click.channel, None, entry, locale):
                 await send(respond, [blocks.notice(_("I couldn't post in this channel. Invite me first: "
                                                      "`/invite @errkb`."))])
 
