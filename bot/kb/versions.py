@@ -20,7 +20,10 @@ _CONSTRAINT = re.compile(r"^\s*([A-Za-z][\w.+-]*?)\s*(>=|<=|==|!=|~=|>|<)\s*v?(\
 _EXTRA = re.compile(r"^\s*(>=|<=|==|!=|~=|>|<)\s*v?(\d+(?:\.\d+)*)")
 _PACKAGES = r"torch|pytorch|numpy|pandas|tensorflow|jax|jaxlib|transformers|nccl|cuda|cudnn|node|python|pip|java|go"
 _REVEALS = [
-    re.compile(rf"(?i)\b({_PACKAGES})[ =:_/-]{{0,2}}(?:version\s*:?\s*)?v?(\d+\.\d+(?:\.\d+)?)"),
+    # "torch==2.0.1", "numpy 1.26.4", "NCCL version 2.18.1" — a separator is required: pip3.11 is the
+    # pip of Python 3.11, not pip 3.11.
+    re.compile(rf"(?i)\b({_PACKAGES})[ =:_/-]{{1,2}}(?:version\s*:?\s*)?v?(\d+\.\d+(?:\.\d+)?)"),
+    re.compile(r"(?i)\b(python|cuda)(\d{1,2}\.\d{1,2})\b"),
     re.compile(r"(?i)\b(python)(\d\.\d{1,2})/(?:site|dist)-packages"),
 ]
 

@@ -19,6 +19,8 @@ from bot.kb.versions import applies, parse_constraints, revealed_versions
         ("torch==2.0.1 numpy 1.26.4", {"torch": (2, 0, 1), "numpy": (1, 26, 4)}),
         ("PyTorch version: 2.3.0", {"torch": (2, 3, 0)}),
         ("nothing to see", {}),
+        ("$ pip3.11 list | grep torch\ntorch 2.0.1", {"torch": (2, 0, 1)}),
+        ("/usr/bin/python3.10 -m venv .venv", {"python": (3, 10)}),
         ("`np.float` was a deprecated alias (deprecated in NumPy 1.20)", {}),
         ("This model requires torch>=2.1; you have torch 2.0.1", {"torch": (2, 0, 1)}),
     ],
