@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Protocol
 
 from bot.i18n import current_locale
 from bot.kb import feedback
 from bot.kb.entry import GRAPH_LINKS, Entry
+from bot.kb.feedback import EntryFeedback as Feedback
 from bot.kb.knowledge import KnowledgeBase
 from bot.kb.matcher import Match
 from bot.kb.normalize import normalize
@@ -22,16 +23,6 @@ from bot.views import DeadEndView, Diagnosis, EntryView, MatchView, SearchResult
 # A paste longer than this is cut before matching (the error is nearly always near the end of a
 # traceback, so the tail is kept): it bounds the work one message can cause.
 MAX_PASTE_CHARS = 200_000
-
-
-@dataclass(frozen=True)
-class Feedback:
-    """Crowd votes on one entry, as the store reports them."""
-
-    workarounds: dict[int, feedback.Tally] = field(default_factory=dict)
-    diagnosis: feedback.Tally = field(default_factory=feedback.Tally)
-    distinct_voters: int = 0
-    last_confirmed: dt.date | None = None
 
 
 class FeedbackSource(Protocol):

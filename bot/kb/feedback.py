@@ -17,9 +17,10 @@ and workarounds are ranked by a lower bound of that posterior (mean − 1.2816·
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 UP_REACTIONS = frozenset({"+1", "thumbsup", "thumbs_up"})
 DOWN_REACTIONS = frozenset({"-1", "thumbsdown", "thumbs_down"})
@@ -100,6 +101,17 @@ class Tally:
     def moved(self, before: int, after: int) -> Tally:
         """The tally after one user's vote changed from ``before`` to ``after``."""
         return Tally(self.up + (after > 0) - (before > 0), self.down + (after < 0) - (before < 0))
+
+
+@dataclass(frozen=True)
+class EntryFeedback:
+    """Crowd votes on one entry, as the store reports them; ``workarounds`` is keyed by the
+    workaround's current index."""
+
+    workarounds: dict[int, Tally] = field(default_factory=dict)
+    diagnosis: Tally = field(default_factory=Tally)
+    distinct_voters: int = 0
+    last_confirmed: dt.date | None = None
 
 
 def prior_weight(confidence: float) -> float:

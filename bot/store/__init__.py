@@ -4,11 +4,11 @@
 and applies the Alembic migrations before returning. Pasted text is never stored.
 """
 
+from bot.kb.feedback import EntryFeedback
 from bot.store.migrate import upgrade, upgrade_async
 from bot.store.store import Store
 from bot.store.targets import UnknownTarget
 from bot.store.views import (
-    EntryFeedback,
     EntryHits,
     PostedMessage,
     Stats,

@@ -14,7 +14,7 @@ from typing import Any
 
 from bot.kb import feedback
 from bot.kb.entry import SEED_EVIDENCE_KEY, SEED_PRIOR_KEY, Entry
-from bot.store.views import EntryFeedback
+from bot.kb.feedback import EntryFeedback
 
 DECIMALS = 3
 

@@ -14,12 +14,12 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.kb.entry import Entry
-from bot.kb.feedback import apply_event, choose_button, reaction_polarity
+from bot.kb.feedback import EntryFeedback, apply_event, choose_button, reaction_polarity
 from bot.store import integrity, slack_state, stats, sync, targets, votes
 from bot.store.engine import Database
 from bot.store.export import crowd_raw
 from bot.store.migrate import head_revision, upgrade_database
-from bot.store.views import EntryFeedback, PostedMessage, Stats, SyncReport, UserPrefs, VoteResult
+from bot.store.views import PostedMessage, Stats, SyncReport, UserPrefs, VoteResult
 
 
 class Store:

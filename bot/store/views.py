@@ -25,16 +25,6 @@ class SyncReport:
 
 
 @dataclass(frozen=True)
-class EntryFeedback:
-    """Crowd votes on one entry; ``workarounds`` is keyed by the workaround's current index."""
-
-    workarounds: dict[int, Tally] = field(default_factory=dict)
-    diagnosis: Tally = field(default_factory=Tally)
-    distinct_voters: int = 0
-    last_confirmed: dt.date | None = None
-
-
-@dataclass(frozen=True)
 class VoteResult:
     """``changed`` is whether the user's effective vote (and so the tally) moved."""
 

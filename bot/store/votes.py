@@ -12,11 +12,11 @@ from typing import Any
 from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from bot.kb.feedback import Ledger, Mark, Tally, confirmed_at, vote_of
+from bot.kb.feedback import EntryFeedback, Ledger, Mark, Tally, confirmed_at, vote_of
 from bot.store import targets
 from bot.store.engine import insert
 from bot.store.models import DIAGNOSIS, WORKAROUND, Target, Vote
-from bot.store.views import EntryFeedback, VoteResult
+from bot.store.views import VoteResult
 
 Change = Callable[[Ledger], dict[str, Mark]]
 CHUNK = 500
