@@ -63,6 +63,8 @@ class DeadEnd:
     why_fails: str
     fail_rate: float
     text_zh: str | None
+    condition: str = ""
+    condition_zh: str | None = None
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,13 @@ class Workaround:
     prior: float
     text_zh: str | None
     sources: tuple[str, ...]
+    condition_zh: str | None = None
+
+
+def _condition_zh(item: dict, overlay: list, index: int) -> str | None:
+    """The Chinese of an item's ``condition``: inline ``condition_zh``, else the overlay's aligned list."""
+    value = item.get("condition_zh") or (overlay[index] if index < len(overlay) else None)
+    return value if isinstance(value, str) and value.strip() else None
 
 
 @dataclass(frozen=True)
@@ -92,6 +101,8 @@ class Entry:
     def __post_init__(self) -> None:
         zh_w = self.translated("workarounds_zh") or []
         zh_d = self.translated("dead_ends_zh") or []
+        zh_wc = self.translations.get("conditions_zh") or []
+        zh_dc = self.translations.get("dead_end_conditions_zh") or []
         works = tuple(
             Workaround(
                 index=i,
@@ -102,6 +113,7 @@ class Entry:
                 prior=float(w.get(SEED_PRIOR_KEY, w.get("success_rate")) or 0.0),
                 text_zh=zh_w[i] if i < len(zh_w) and zh_w[i] else None,
                 sources=tuple(w.get("sources") or ()),
+                condition_zh=_condition_zh(w, zh_wc, i),
             )
             for i, w in enumerate(self.raw.get("workarounds") or [])
         )
@@ -111,6 +123,8 @@ class Entry:
                 why_fails=d.get("why_fails") or "",
                 fail_rate=float(d.get("fail_rate") or 0.0),
                 text_zh=zh_d[i] if i < len(zh_d) and zh_d[i] else None,
+                condition=d.get("condition") or "",
+                condition_zh=_condition_zh(d, zh_dc, i),
             )
             for i, d in enumerate(self.raw.get("dead_ends") or [])
         )
@@ -290,6 +304,9 @@ def validate_entry(raw: Any, file: str, expected_id: str | None = None) -> list[
             check.add("regex", "must not be empty")
         elif (reason := regex_error(pattern)) is not None:
             check.add("regex", reason)
+        elif compile_regex(pattern).search("") is not None:
+            check.add("regex", "matches the empty string, so it would answer every message "
+                               "(an empty alternative such as a trailing `|`, or a pattern like `.*`)")
 
     url = check.typed(raw, "official_doc_url", "official_doc_url", (str, type(None)), required=False)
     if url and not re.match(r"^https?://[^\s]+$", url):
@@ -354,8 +371,9 @@ def _validate_actions(check: _Checker, raw: dict) -> None:
         check.rate(item, "success_rate", f"{path}.success_rate")
         if SEED_PRIOR_KEY in item:
             check.rate(item, SEED_PRIOR_KEY, f"{path}.{SEED_PRIOR_KEY}")
-        for key in ("how", "condition"):
+        for key in ("how", "condition", "condition_zh"):
             check.typed(item, key, f"{path}.{key}", (str,), required=False)
+        _check_condition_zh(check, item, path)
         check.text_list(item, "sources", f"{path}.sources")
         if "key" in item:
             key = item["key"]
@@ -377,7 +395,9 @@ def _validate_actions(check: _Checker, raw: dict) -> None:
         if why is not None and not why.strip() and not str(item.get("action") or "").strip():
             check.add(f"{path}.why_fails", "must not be empty when action is empty")
         check.rate(item, "fail_rate", f"{path}.fail_rate")
-        check.typed(item, "condition", f"{path}.condition", (str,), required=False)
+        for key in ("condition", "condition_zh"):
+            check.typed(item, key, f"{path}.{key}", (str,), required=False)
+        _check_condition_zh(check, item, path)
         check.text_list(item, "sources", f"{path}.sources")
 
     for key, originals in (("workarounds_zh", workarounds), ("dead_ends_zh", dead_ends)):
@@ -388,7 +408,16 @@ def _validate_actions(check: _Checker, raw: dict) -> None:
                            "they must align one to one")
 
 
-TRANSLATION_KEYS = ("signature_zh", "root_cause_zh", "workarounds_zh", "dead_ends_zh")
+def _check_condition_zh(check: _Checker, item: dict, path: str) -> None:
+    if str(item.get("condition_zh") or "").strip() and not str(item.get("condition") or "").strip():
+        check.add(f"{path}.condition_zh", "translates an empty condition; give the English condition too")
+
+
+TRANSLATION_KEYS = ("signature_zh", "root_cause_zh", "workarounds_zh", "dead_ends_zh",
+                    "conditions_zh", "dead_end_conditions_zh")
+# overlay lists aligned one to one with a list of the entry
+_ALIGNED = (("workarounds_zh", "workarounds"), ("dead_ends_zh", "dead_ends"),
+            ("conditions_zh", "workarounds"), ("dead_end_conditions_zh", "dead_ends"))
 
 
 def validate_translations(overlay: Any, file: str, entry: Entry | None) -> list[Problem]:
@@ -407,7 +436,7 @@ def validate_translations(overlay: Any, file: str, entry: Entry | None) -> list[
             check.add(key, f"the entry {entry.source} already has {key}; translate it in one place")
     for key in ("signature_zh", "root_cause_zh"):
         check.typed(overlay, key, key, (str,), required=False)
-    for key, base in (("workarounds_zh", "workarounds"), ("dead_ends_zh", "dead_ends")):
+    for key, base in _ALIGNED:
         items = check.text_list(overlay, key, key)
         originals = entry.raw.get(base) or []
         if items is not None and len(items) != len(originals):

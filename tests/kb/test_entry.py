@@ -37,6 +37,10 @@ def test_the_users_entry_is_valid(nccl_raw):
         (lambda r: r["versions"][0].pop("version"), "versions[0].version: missing required field"),
         (lambda r: r.update(evidence_count=-2), "evidence_count: must not be negative"),
         (lambda r: r.update(official_doc_url="docs page"), "official_doc_url: expected an http(s) URL"),
+        (lambda r: r.update(regex="(?s).*"), "regex: matches the empty string, so it would answer every message"),
+        (lambda r: r.update(regex="AllReduce timed out|"), "regex: matches the empty string"),
+        (lambda r: r["workarounds"][0].update(condition_zh=3), "workarounds[0].condition_zh: expected a string"),
+        (lambda r: r["dead_ends"][1].update(condition="", condition_zh="多机"), "dead_ends[1].condition_zh: translates an empty condition"),
     ],
 )
 def test_each_problem_is_reported_by_path(nccl_raw, mutate, expected):
@@ -77,3 +81,13 @@ def test_workaround_keys_are_checked(nccl_raw):
         "workarounds[1].key: duplicate key 'net', also workarounds[0].key",
         "workarounds[2].key: must be 1-64 of [A-Za-z0-9._-] starting with a letter or digit, got '~auto'",
     ]
+
+
+def test_a_condition_reads_in_chinese_from_the_item_or_the_overlay(nccl_raw):
+    nccl_raw["workarounds"][0].update(condition="multi-node jobs", condition_zh="多机训练")
+    nccl_raw["dead_ends"][0]["condition"] = "slow storage"
+    entry = Entry(nccl_raw, translations={"dead_end_conditions_zh": ["存储慢", "", ""]})
+    assert (entry.workarounds[0].condition, entry.workarounds[0].condition_zh) == ("multi-node jobs", "多机训练")
+    assert entry.workarounds[1].condition_zh is None
+    assert (entry.dead_ends[0].condition, entry.dead_ends[0].condition_zh) == ("slow storage", "存储慢")
+    assert entry.dead_ends[1].condition_zh is None
