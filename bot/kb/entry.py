@@ -19,6 +19,7 @@ ID_PATTERN = re.compile(r"^[a-z0-9._-]+/[a-z0-9._-]+$")
 WORKAROUND_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 VERIFICATION_TIERS = ("ai_generated", "human_reviewed", "community_verified", "expert_verified")
 RESOLVABLE_VALUES = (True, False, "true", "false", "partial")
+SEVERITIES = ("error", "warning", "info")  # what a matched line is; warnings and info lines lose to errors
 GRAPH_LINKS = ("leads_to", "preceded_by", "frequently_confused_with")
 # An exported seed carries crowd-updated rates; these keys keep the authored priors beside them,
 # so re-importing an export never counts the same votes twice.
@@ -178,6 +179,11 @@ class Entry:
         return tuple(t for t in self.raw.get("tags") or () if isinstance(t, str))
 
     @property
+    def severity(self) -> str:
+        value = self.raw.get("severity")
+        return value if value in SEVERITIES else "error"
+
+    @property
     def versions(self) -> tuple[str, ...]:
         return tuple(v["version"] for v in self.raw.get("versions") or () if v.get("version"))
 
@@ -329,6 +335,9 @@ def validate_entry(raw: Any, file: str, expected_id: str | None = None) -> list[
             check.add(f"transition_graph.{kind}", f"unknown link kind; expected one of {', '.join(GRAPH_LINKS)}")
         check.text_list(graph, kind, f"transition_graph.{kind}")
 
+    severity = check.typed(raw, "severity", "severity", (str,), required=False)
+    if severity is not None and severity not in SEVERITIES:
+        check.add("severity", f"expected one of {', '.join(SEVERITIES)}, got {severity!r}")
     tier = check.typed(raw, "verification_tier", "verification_tier", (str,), required=False)
     if tier is not None and tier not in VERIFICATION_TIERS:
         check.add("verification_tier", f"expected one of {', '.join(VERIFICATION_TIERS)}, got {tier!r}")

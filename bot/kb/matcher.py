@@ -18,6 +18,7 @@ from rapidfuzz import fuzz, process
 
 from bot.kb.entry import Entry, compile_regex
 from bot.kb.normalize import Normalized, normalize, strip_log_prefix
+from bot.kb.ranking import SEVERITY_RANK, Hit, cause_map, rank
 from bot.kb.versions import applies, parse_constraints, revealed_versions
 
 # RE2's budget for the whole set; sized so 50,000 entry regexes compile and match without the DFA
@@ -83,6 +84,8 @@ class Matcher:
             self._ids.append(entry.id)
             self._patterns.append(entry.regex)
         self._constraints = {e.id: parse_constraints(e.versions) for e in entries.values() if e.versions}
+        self._severity = {e.id: SEVERITY_RANK[e.severity] for e in entries.values()}
+        self._causes = cause_map({e.id: (e.links("leads_to"), e.links("preceded_by")) for e in entries.values()})
         if self._ids:
             try:
                 self._set.Compile()
@@ -113,7 +116,7 @@ class Matcher:
     def _regex_hits(self, plain: Normalized) -> list[Match]:
         if not self._ids or not plain.text:
             return []
-        found: list[Match] = []
+        hits: list[Hit] = []
         revealed: dict | None = None
         for index in self._set.Match(plain.text) or ():
             best = self._best_occurrence(self._patterns[index], plain)
@@ -125,14 +128,9 @@ class Matcher:
             if entry_id in self._constraints:
                 revealed = revealed_versions(plain.text) if revealed is None else revealed
                 fits = applies(self._constraints[entry_id], revealed)
-            found.append(Match(entry_id, "regex", 1.0, plain.original_span(start, end),
-                               plain.line_at(start), in_frame, fits))
-        # Most specific first: a hit on the raised error beats one inside a traceback frame, an
-        # entry whose versions fit the paste beats one they rule out, a longer span (a more
-        # specific regex) beats a shorter one, and a later hit (the error finally raised) beats
-        # an earlier one.
-        found.sort(key=lambda m: (not m.in_frame, m.version_fits, m.span[1] - m.span[0], m.span[0]), reverse=True)
-        return found
+            hits.append(Hit(entry_id, start, end, in_frame, fits, self._severity[entry_id]))
+        return [Match(h.entry_id, "regex", 1.0, plain.original_span(h.start, h.end), plain.line_at(h.start),
+                      h.in_frame, h.version_fits) for h in rank(hits, plain.text, self._causes)]
 
     def _best_occurrence(self, pattern: str, plain: Normalized) -> tuple[int, int, bool] | None:
         best: tuple[bool, int, int, int, int] | None = None

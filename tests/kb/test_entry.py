@@ -33,6 +33,7 @@ def test_the_users_entry_is_valid(nccl_raw):
         (lambda r: r.update(tags="nccl"), "tags: expected a list, got a string"),
         (lambda r: r.update(verification_tier="gut_feeling"), "verification_tier: expected one of"),
         (lambda r: r.update(resolvable="maybe"), "resolvable: expected true, false or"),
+        (lambda r: r.update(severity="fatal"), "severity: expected one of error, warning, info, got 'fatal'"),
         (lambda r: r.update(domain="cuda"), "domain: 'cuda' does not match the id's domain 'pytorch'"),
         (lambda r: r["versions"][0].pop("version"), "versions[0].version: missing required field"),
         (lambda r: r.update(evidence_count=-2), "evidence_count: must not be negative"),
