@@ -158,3 +158,8 @@ def test_seed_vote_show_stats_and_export_round_trip(capsys, tmp_path, monkeypatc
     assert run(capsys, "validate", str(tmp_path / "out"))[0] == 0
     code, out, _ = run(capsys, "db", "check")
     assert code == 0 and "every counter agrees" in out
+
+
+def test_an_empty_search_is_a_usage_error(capsys):
+    code, _, err = run(capsys, "search", "  ")
+    assert code == 2 and "nothing to search for" in err

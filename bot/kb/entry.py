@@ -170,13 +170,18 @@ class Entry:
         value = self.translated("root_cause_zh")
         return value if isinstance(value, str) else ""
 
+    def _texts(self, key: str) -> tuple[str, ...]:
+        """A list of strings from the entry plus the ones its overlay adds."""
+        values = [*(self.raw.get(key) or ()), *(self.translations.get(key) or ())]
+        return tuple(dict.fromkeys(v for v in values if isinstance(v, str)))
+
     @property
     def aliases(self) -> tuple[str, ...]:
-        return tuple(a for a in self.raw.get("aliases") or () if isinstance(a, str))
+        return self._texts("aliases")
 
     @property
     def tags(self) -> tuple[str, ...]:
-        return tuple(t for t in self.raw.get("tags") or () if isinstance(t, str))
+        return self._texts("tags")
 
     @property
     def severity(self) -> str:
@@ -424,6 +429,8 @@ def _check_condition_zh(check: _Checker, item: dict, path: str) -> None:
 
 TRANSLATION_KEYS = ("signature_zh", "root_cause_zh", "workarounds_zh", "dead_ends_zh",
                     "conditions_zh", "dead_end_conditions_zh")
+# what an overlay may add to an entry that must stay as its author wrote it (merged, never replacing)
+ADDITIVE_KEYS = ("aliases", "tags")
 # overlay lists aligned one to one with a list of the entry
 _ALIGNED = (("workarounds_zh", "workarounds"), ("dead_ends_zh", "dead_ends"),
             ("conditions_zh", "workarounds"), ("dead_end_conditions_zh", "dead_ends"))
@@ -439,8 +446,10 @@ def validate_translations(overlay: Any, file: str, entry: Entry | None) -> list[
         check.add("", "translates no entry (no seed file with this domain/slug)")
         return check.problems
     for key in overlay:
-        if key not in TRANSLATION_KEYS:
-            check.add(key, f"not a translation field; expected one of {', '.join(TRANSLATION_KEYS)}")
+        if key in ADDITIVE_KEYS:
+            check.text_list(overlay, key, key)
+        elif key not in TRANSLATION_KEYS:
+            check.add(key, f"not an overlay field; expected one of {', '.join(TRANSLATION_KEYS + ADDITIVE_KEYS)}")
         elif key in entry.raw:
             check.add(key, f"the entry {entry.source} already has {key}; translate it in one place")
     for key in ("signature_zh", "root_cause_zh"):

@@ -2,8 +2,11 @@
 
 English text is split into lower-case words; Chinese (CJK) runs into single characters and
 overlapping pairs, so ``超时`` and ``显存不足`` find entries without a word segmenter. Each field
-has a weight; scores are BM25 over those weighted fields. A query word of four or more letters
-that the KB has never seen is corrected to the nearest known words (``ncll`` → ``nccl``).
+has a weight; scores are BM25F over those weighted fields. A query word of four or more letters
+that the KB has never seen is corrected to the nearest known words (``ncll`` → ``nccl``, not ``null``:
+among equally close words the one sharing the longer prefix wins). Common abbreviations (``oom``,
+``npe``, ``segfault``…) also look for the phrase they stand for. A prior lifts entries that teams
+really hit: how often the store has matched them, and whether a reader ever confirmed them.
 """
 
 from __future__ import annotations
@@ -29,8 +32,26 @@ FIELD_WEIGHTS = {
     "workaround": 0.7,
     "dead_end": 0.4,
 }
-_K1 = 1.2
+# BM25F: a term's weighted frequencies over all fields are summed first and saturated once, so an
+# entry that repeats a word in every field is not several times more "about" it than one that names
+# it in its id and tags; ties between equally relevant entries are then broken by the prior.
+_K1 = 2.0
 _B = 0.5
+# Abbreviations people type for an error, and the words the error itself prints.
+ABBREVIATIONS = {
+    "oom": "out of memory",
+    "npe": "nullpointerexception",
+    "segfault": "segmentation fault",
+    "sigsegv": "segmentation fault",
+    "k8s": "kubernetes",
+    "hf": "huggingface",
+    "tf": "tensorflow",
+    "pg": "postgres",
+    "gha": "github actions",
+    "enospc": "no space left",
+}
+_PHRASE_BONUS = 0.3  # an abbreviation's phrase found whole in a signature, alias or tag: +30%
+_PRIOR = 0.15  # weight of log(1 + popularity) in the final score
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.+#-]*[a-z0-9+#]|[a-z0-9]")
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 
@@ -60,11 +81,22 @@ def _entry_fields(entry: Entry) -> dict[str, str]:
         "signature": f"{entry.signature} {entry.signature_zh}",
         "alias": " ".join(entry.aliases),
         "tag": " ".join(entry.tags),
-        "domain": f"{entry.domain} {entry.raw.get('category') or ''}",
+        "domain": " ".join([entry.domain, str(entry.raw.get("category") or ""), *_packages(entry.versions)]),
         "root_cause": f"{entry.root_cause} {entry.root_cause_zh}",
         "workaround": " ".join(f"{w.action} {w.text_zh or ''}" for w in entry.workarounds),
         "dead_end": " ".join(f"{d.action} {d.why_fails} {d.text_zh or ''}" for d in entry.dead_ends),
     }
+
+
+def _packages(versions: tuple[str, ...]) -> list[str]:
+    """The package names of version constraints (``nccl>=2.18.0`` → ``nccl``)."""
+    return [re.split(r"[<>=!~ ]", v, maxsplit=1)[0] for v in versions]
+
+
+def prior(entry: Entry, hits: int = 0) -> float:
+    """How much teams are known to hit ``entry``: matches counted by the store, plus one for an entry
+    a reader has confirmed (``last_confirmed`` set)."""
+    return hits + (1.0 if entry.raw.get("last_confirmed") else 0.0)
 
 
 @dataclass(frozen=True)
@@ -82,6 +114,8 @@ class SearchIndex:
     def __init__(self, entries: Mapping[str, Entry]) -> None:
         self._postings: dict[str, dict[str, Counter[str]]] = defaultdict(lambda: defaultdict(Counter))
         self._lengths: dict[str, dict[str, int]] = defaultdict(dict)
+        self._titles = {e.id: " ".join([e.signature, *e.aliases, *e.tags]).lower() for e in entries.values()}
+        self._entries = entries
         for entry in entries.values():
             for name, text in _entry_fields(entry).items():
                 tokens = tokenize(text)
@@ -99,12 +133,17 @@ class SearchIndex:
         if not term.isascii() or len(term) < 4:
             return []
         cutoff = 1 if len(term) < 7 else 2
-        near = process.extract(term, self._vocabulary, scorer=Levenshtein.distance, limit=5, score_cutoff=cutoff)
-        return [(word, 0.6) for word, _dist, _i in near]
+        near = process.extract(term, self._vocabulary, scorer=Levenshtein.distance, limit=20, score_cutoff=cutoff)
+        if not near:
+            return []
+        best = min((dist, -_common_prefix(term, word)) for word, dist, _i in near)
+        return [(word, 0.6) for word, dist, _i in near if (dist, -_common_prefix(term, word)) == best]
 
-    def search(self, query: str, limit: int = 10) -> list[SearchHit]:
-        """Entries best matching ``query``, best first."""
-        terms = list(dict.fromkeys(tokenize(query, query=True)))
+    def search(self, query: str, limit: int = 10, hits: Mapping[str, int] | None = None) -> list[SearchHit]:
+        """Entries best matching ``query``, best first; ``hits`` counts how often each entry was matched."""
+        words = list(dict.fromkeys(tokenize(query, query=True)))
+        phrases = [ABBREVIATIONS[w] for w in words if w in ABBREVIATIONS]
+        terms = list(dict.fromkeys(words + [t for p in phrases for t in tokenize(p)]))
         scores: Counter[str] = Counter()
         reasons: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
         for term in terms:
@@ -112,12 +151,27 @@ class SearchIndex:
                 by_field = self._postings[token]
                 docs = {doc for counts in by_field.values() for doc in counts}
                 idf = math.log(1 + (self._count - len(docs) + 0.5) / (len(docs) + 0.5))
+                combined: Counter[str] = Counter()
                 for name, counts in by_field.items():
-                    weight = FIELD_WEIGHTS[name] * discount
                     for doc, tf in counts.items():
                         norm = 1 - _B + _B * self._lengths[name][doc] / self._avg[name]
-                        scores[doc] += weight * idf * tf * (_K1 + 1) / (tf + _K1 * norm)
+                        combined[doc] += FIELD_WEIGHTS[name] * tf / norm
                         if token not in reasons[doc][name]:
                             reasons[doc][name].append(token)
+                for doc, tf in combined.items():
+                    scores[doc] += discount * idf * tf * (_K1 + 1) / (tf + _K1)
+        for doc in scores:
+            bonus = sum(_PHRASE_BONUS for phrase in phrases if phrase in self._titles[doc])
+            popularity = prior(self._entries[doc], (hits or {}).get(doc, 0))
+            scores[doc] *= (1 + bonus) * (1 + _PRIOR * math.log1p(popularity))
         ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
         return [SearchHit(doc, round(score, 4), {k: v for k, v in reasons[doc].items()}) for doc, score in ranked]
+
+
+def _common_prefix(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n

@@ -73,3 +73,32 @@ def test_the_real_kb_answers_the_readme_queries(kb):
     assert len(nccl) == 5 and all("nccl" in kb.entries[i].raw["regex"].lower() + i for i in nccl), nccl
     assert NCCL_ID in [h.entry_id for h in real.search("超时", limit=5)]
     assert NCCL_ID in [h.entry_id for h in real.search("allreduce timed out", limit=3)]
+
+
+def _ids(index, query, limit=3, hits=None):
+    return [h.entry_id for h in index.search(query, limit=limit, hits=hits)]
+
+
+def test_nccl_lists_the_users_entry_near_the_top(kb):
+    assert NCCL_ID in _ids(kb.index, "nccl")
+
+
+def test_a_typo_of_nccl_finds_nccl_entries_not_null_pointers(kb):
+    found = _ids(kb.index, "ncll", limit=10)
+    assert all("nccl" in i for i in found[:5]), found
+    assert not any(i.startswith("java/") for i in found), found
+
+
+def test_oom_means_out_of_memory_and_finds_the_cuda_entry(kb):
+    assert "pytorch/cuda-out-of-memory" in _ids(kb.index, "oom")
+    assert _ids(kb.index, "npe", limit=1) == ["java/nullpointerexception"]
+
+
+def test_entries_the_team_hits_often_rank_first(kb):
+    before = _ids(kb.index, "oom", limit=10)
+    often = before[-1]
+    assert _ids(kb.index, "oom", limit=1, hits={often: 40}) == [often]
+
+
+def test_an_empty_query_finds_nothing(kb):
+    assert kb.index.search("   ") == []

@@ -100,7 +100,7 @@ def test_a_translations_file_completes_an_entry_without_touching_it(tmp_path, nc
     [
         ({"dead_ends_zh": ["一"]}, "pytorch/nccl-timeout-during-allreduce", "dead_ends_zh: has 1 items but dead_ends has 3"),
         ({"workarounds_zh": ["x", "y", "z"]}, "pytorch/nccl-timeout-during-allreduce", "workarounds_zh: the entry"),
-        ({"notes": "x"}, "pytorch/nccl-timeout-during-allreduce", "notes: not a translation field"),
+        ({"notes": "x"}, "pytorch/nccl-timeout-during-allreduce", "notes: not an overlay field"),
         ({"dead_ends_zh": ["一", "二", "三"]}, "pytorch/nope", "translates no entry"),
     ],
 )
