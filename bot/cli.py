@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from bot import i18n
-from bot.config import Settings
+from bot.config import ConfigError, Settings
 from bot.diagnose import ErrkbService
 from bot.kb.knowledge import KnowledgeBase
 from bot.kb.seeds import SeedError, read_seeds
@@ -222,8 +222,12 @@ def main(argv: list[str] | None = None) -> int:
         i18n.load_catalogs()
         i18n.set_locale(args.locale)
         return args.handler(args, Settings.from_env())
-    except UsageError as exc:
+    except (UsageError, ConfigError) as exc:
         print(f"errkb: {exc}", file=sys.stderr)
+        return 2
+    except SeedError as exc:  # `serve` and `seed` load the KB outside _load_kb
+        print(f"{exc}\nerrkb: ERRKB_SEEDS: {len(exc.problems)} problem(s) in the seeds; "
+              "fix them (`errkb validate` lists them) or unset ERRKB_SEEDS for the bundled KB", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0

@@ -8,11 +8,46 @@ from pathlib import Path
 
 BUNDLED_SEEDS = Path(__file__).resolve().parent.parent / "seeds"
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///errkb.db"
+_DATABASE_EXAMPLES = "sqlite+aiosqlite:///errkb.db or postgresql+asyncpg://user:password@host:5432/db"
+
+
+class ConfigError(Exception):
+    """A setting errkb cannot work with: names the variable, what is wrong and what would work."""
+
+    def __init__(self, variable: str, problem: str) -> None:
+        self.variable = variable
+        super().__init__(f"{variable}: {problem}")
+
+
+def database_url(value: str) -> str:
+    """``value`` as the async SQLAlchemy URL errkb uses. Heroku-style ``postgres://`` and a driverless
+    ``postgresql://`` mean asyncpg; a plain ``sqlite:///`` means aiosqlite; anything else is refused."""
+    scheme, sep, rest = value.strip().partition("://")
+    if not sep or not scheme:
+        raise ConfigError("DATABASE_URL", f"not a database URL; use {_DATABASE_EXAMPLES}")
+    backend, _, driver = scheme.lower().partition("+")
+    if backend in ("postgres", "postgresql") and driver in ("", "asyncpg"):
+        return f"postgresql+asyncpg://{rest}"
+    if backend == "sqlite" and driver in ("", "aiosqlite"):
+        return f"sqlite+aiosqlite://{rest}"
+    raise ConfigError("DATABASE_URL", f"{scheme!r} is not supported; errkb stores in SQLite or PostgreSQL: "
+                                      f"use {_DATABASE_EXAMPLES}")
+
+
+def _port(value: str | None) -> int:
+    if not value:
+        return 3000
+    if not value.strip().isdigit() or not 0 < int(value) < 65536:
+        raise ConfigError("PORT", f"{value!r} is not a TCP port; use a number from 1 to 65535, e.g. PORT=3000")
+    return int(value)
 
 
 def _seeds_dir() -> Path:
     configured = os.environ.get("ERRKB_SEEDS")
     if configured:
+        if not Path(configured).is_dir():
+            raise ConfigError("ERRKB_SEEDS", f"{configured!r} is not a folder; point it at a seeds folder "
+                                             "(<domain>/<slug>.json files) or unset it for the bundled KB")
         return Path(configured)
     local = Path("seeds")
     return local if local.is_dir() and any(local.glob("*/*.json")) else BUNDLED_SEEDS
@@ -35,7 +70,7 @@ class Settings:
             signing_secret=os.environ.get("SLACK_SIGNING_SECRET") or None,
             app_token=os.environ.get("SLACK_APP_TOKEN") or None,
             api_url=os.environ.get("SLACK_API_URL") or None,
-            database_url=os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL,
-            port=int(os.environ.get("PORT") or 3000),
+            database_url=database_url(os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL),
+            port=_port(os.environ.get("PORT")),
             seeds_dir=_seeds_dir(),
         )

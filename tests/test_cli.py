@@ -163,3 +163,22 @@ def test_seed_vote_show_stats_and_export_round_trip(capsys, tmp_path, monkeypatc
 def test_an_empty_search_is_a_usage_error(capsys):
     code, _, err = run(capsys, "search", "  ")
     assert code == 2 and "nothing to search for" in err
+
+
+def test_serve_with_invalid_seeds_lists_them_and_exits_2(capsys, tmp_path, monkeypatch):
+    (tmp_path / "python").mkdir()
+    (tmp_path / "python" / "x.json").write_text('{"id": "python/x"}', encoding="utf-8")
+    monkeypatch.setenv("ERRKB_SEEDS", str(tmp_path))
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-test")
+    monkeypatch.setenv("SLACK_SIGNING_SECRET", "test-secret")
+    code, _, err = run(capsys, "serve")
+    assert code == 2
+    assert f"{tmp_path}/python/x.json: signature: missing required field" in err
+    assert err.strip().splitlines()[-1].startswith("errkb: ERRKB_SEEDS: 5 problem(s) in the seeds")
+
+
+@pytest.mark.parametrize(("variable", "value"), [("DATABASE_URL", "mysql://root@db/errkb"), ("PORT", "abc")])
+def test_a_config_mistake_is_one_line_and_exit_2(capsys, monkeypatch, variable, value):
+    monkeypatch.setenv(variable, value)
+    code, out, err = run(capsys, "seed")
+    assert code == 2 and out == "" and err.startswith(f"errkb: {variable}: ") and len(err.splitlines()) == 1

@@ -23,10 +23,14 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import StaticPool
 
+from bot.config import ConfigError
+
 T = TypeVar("T")
 Work = Callable[[AsyncConnection], Awaitable[T]]
 
 BUSY_TIMEOUT_MS = 30_000
+# A PostgreSQL port that accepts connections but never answers must not hang start-up for a minute.
+CONNECT_TIMEOUT_S = 5
 WRITE_OPTION = "errkb_write"
 ATTEMPTS = 5
 # PostgreSQL: serialization failure, deadlock detected. Both leave nothing behind; run it again.
@@ -42,13 +46,41 @@ def make_engine(url: str) -> tuple[AsyncEngine, str | None]:
         value = parsed.query.get("schema")
         schema = value if isinstance(value, str) else (value[-1] if value else None)
         parsed = parsed.difference_update_query(["schema"])
+        kwargs["connect_args"] = {"timeout": CONNECT_TIMEOUT_S}
         if schema:
-            kwargs["connect_args"] = {"server_settings": {"search_path": schema}}
+            kwargs["connect_args"]["server_settings"] = {"search_path": schema}
         kwargs["pool_pre_ping"] = True
     engine = create_async_engine(parsed, **kwargs)
     if parsed.get_backend_name() == "sqlite":
         _configure_sqlite(engine)
     return engine, schema
+
+
+def unavailable(exc: BaseException, url: str) -> ConfigError:
+    """What went wrong opening ``url``, in one line an operator can act on (the password hidden)."""
+    parsed = make_url(url)
+    shown = parsed.render_as_string(hide_password=True)
+    cause = getattr(exc, "orig", None) or exc
+    text = str(cause).strip().splitlines()[0] if str(cause).strip() else type(cause).__name__
+    where = f"{parsed.host or 'localhost'}:{parsed.port or 5432}"
+    if isinstance(cause, ConnectionRefusedError):
+        reason = f"nothing accepts connections at {where} (is PostgreSQL running there?)"
+    elif isinstance(cause, TimeoutError | asyncio.TimeoutError):
+        reason = f"{where} did not answer within {CONNECT_TIMEOUT_S} s"
+    elif isinstance(cause, OSError) and not isinstance(cause, PermissionError):
+        reason = f"cannot reach {where}: {cause.strerror or text}"
+    elif parsed.get_backend_name() == "sqlite":
+        path = parsed.database or ""
+        if "disk is full" in text or "disk I/O error" in text:
+            reason = f"the disk holding {path!r} is full or failing; free space or point DATABASE_URL elsewhere"
+        elif "unable to open" in text or "readonly" in text or isinstance(cause, PermissionError):
+            reason = (f"cannot create or write {path!r}: its folder is missing or read-only; "
+                      "use a writable path, e.g. sqlite+aiosqlite:////var/lib/errkb/errkb.db")
+        else:
+            reason = text
+    else:
+        reason = text  # the server's own words: role or database missing, password rejected …
+    return ConfigError("DATABASE_URL", f"{shown}: {reason}")
 
 
 def _configure_sqlite(engine: AsyncEngine) -> None:

@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from bot.kb.entry import Entry
 from bot.kb.feedback import EntryFeedback, apply_event, choose_button, reaction_polarity
 from bot.store import integrity, slack_state, stats, sync, targets, votes
-from bot.store.engine import Database
+from bot.store.engine import Database, unavailable
 from bot.store.export import crowd_raw
 from bot.store.migrate import head_revision, upgrade_database
 from bot.store.views import PostedMessage, Stats, SyncReport, UserPrefs, VoteResult
@@ -35,6 +35,9 @@ class Store:
         db = Database(url)
         try:
             await upgrade_database(db)
+        except Exception as exc:  # whatever the driver raises: refused, timed out, role missing, disk full …
+            await db.dispose()
+            raise unavailable(exc, url) from exc
         except BaseException:
             await db.dispose()
             raise

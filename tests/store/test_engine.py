@@ -63,3 +63,54 @@ async def test_a_postgresql_schema_keeps_errkb_out_of_public(pg_base_url):
     finally:
         await db.write(lambda conn: conn.execute(text(f"DROP SCHEMA IF EXISTS {schema} CASCADE")))
         await db.dispose()
+
+
+async def _open_error(url: str) -> str:
+    from bot.config import ConfigError
+
+    with pytest.raises(ConfigError) as caught:
+        await Store.open(url)
+    assert caught.value.variable == "DATABASE_URL"
+    return str(caught.value)
+
+
+async def test_a_refused_connection_is_one_line_naming_the_url():
+    said = await _open_error("postgresql+asyncpg://app:hunter2@127.0.0.1:1/errkb")
+    assert said == ("DATABASE_URL: postgresql+asyncpg://app:***@127.0.0.1:1/errkb: "
+                    "nothing accepts connections at 127.0.0.1:1 (is PostgreSQL running there?)")
+
+
+async def test_a_server_that_never_answers_times_out_instead_of_hanging(monkeypatch):
+    from bot.store import engine
+
+    monkeypatch.setattr(engine, "CONNECT_TIMEOUT_S", 0.5)
+    silent = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)  # accepts, never speaks
+    port = silent.sockets[0].getsockname()[1]
+    try:
+        said = await asyncio.wait_for(_open_error(f"postgresql+asyncpg://app@127.0.0.1:{port}/errkb"), 10)
+    finally:
+        silent.close()
+    assert said.endswith(f"127.0.0.1:{port} did not answer within 0.5 s")
+
+
+async def test_an_sqlite_file_in_a_missing_folder_is_named(tmp_path):
+    path = tmp_path / "missing" / "errkb.db"
+    said = await _open_error(f"sqlite+aiosqlite:///{path}")
+    assert f"cannot create or write '{path}': its folder is missing or read-only" in said
+
+
+async def test_an_unknown_role_is_the_servers_own_words(pg_base_url):
+    from sqlalchemy.engine import make_url
+
+    url = make_url(pg_base_url).set(username="errkb_no_such_role", password="s3cret")
+    said = await _open_error(url.render_as_string(hide_password=False))
+    assert 'role "errkb_no_such_role" does not exist' in said and "s3cret" not in said
+
+
+def test_a_full_disk_says_so():
+    import sqlite3
+
+    from bot.store.engine import unavailable
+
+    said = str(unavailable(sqlite3.OperationalError("database or disk is full"), "sqlite+aiosqlite:///data/errkb.db"))
+    assert said.startswith("DATABASE_URL: sqlite+aiosqlite:///data/errkb.db: the disk holding 'data/errkb.db' is full")

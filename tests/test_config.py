@@ -1,0 +1,57 @@
+"""Settings from the environment: a mistake names its variable and what would work."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.config import ConfigError, Settings, database_url
+from tests.conftest import REPO
+
+
+@pytest.mark.parametrize(
+    ("given", "used"),
+    [
+        ("sqlite+aiosqlite:///errkb.db", "sqlite+aiosqlite:///errkb.db"),
+        ("sqlite:///data/errkb.db", "sqlite+aiosqlite:///data/errkb.db"),
+        ("postgres://app:pw@db.internal:5432/errkb", "postgresql+asyncpg://app:pw@db.internal:5432/errkb"),
+        ("postgresql://app@db/errkb?schema=bot", "postgresql+asyncpg://app@db/errkb?schema=bot"),
+        ("postgresql+asyncpg://app@db/errkb", "postgresql+asyncpg://app@db/errkb"),
+    ],
+)
+def test_common_spellings_of_a_database_url_are_accepted(given, used):
+    assert database_url(given) == used
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ("garbage", "DATABASE_URL: not a database URL; use sqlite+aiosqlite:///errkb.db or postgresql+asyncpg://"),
+        ("mysql://root@localhost/errkb", "DATABASE_URL: 'mysql' is not supported; errkb stores in SQLite or PostgreSQL"),
+        ("postgresql+psycopg2://app@db/errkb", "DATABASE_URL: 'postgresql+psycopg2' is not supported"),
+    ],
+)
+def test_a_database_url_errkb_cannot_use_is_named(given, said):
+    with pytest.raises(ConfigError) as caught:
+        database_url(given)
+    assert str(caught.value).startswith(said) and caught.value.variable == "DATABASE_URL"
+
+
+@pytest.mark.parametrize("port", ["abc", "0", "70000", "-1", "30 00"])
+def test_a_port_that_is_not_a_port_is_named(monkeypatch, port):
+    monkeypatch.setenv("PORT", port)
+    with pytest.raises(ConfigError, match=r"^PORT: .* is not a TCP port; use a number from 1 to 65535"):
+        Settings.from_env()
+
+
+def test_a_seeds_folder_that_does_not_exist_is_named(monkeypatch, tmp_path):
+    monkeypatch.setenv("ERRKB_SEEDS", str(tmp_path / "nowhere"))
+    with pytest.raises(ConfigError, match=r"^ERRKB_SEEDS: .* is not a folder"):
+        Settings.from_env()
+
+
+def test_defaults_need_no_variable(monkeypatch):
+    for name in ("DATABASE_URL", "PORT", "ERRKB_SEEDS"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(REPO)
+    settings = Settings.from_env()
+    assert (settings.database_url, settings.port) == ("sqlite+aiosqlite:///errkb.db", 3000)
