@@ -41,6 +41,9 @@ def read_seeds(directory: str | Path) -> tuple[dict[str, Entry], list[Problem]]:
         except json.JSONDecodeError as exc:
             problems.append(Problem(name, "", f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"))
             continue
+        except RecursionError:
+            problems.append(Problem(name, "", "nested too deeply to be an entry (an entry is a flat JSON object)"))
+            continue
         found = validate_entry(raw, name, expected_id=f"{path.parent.name}/{path.stem}")
         if found:
             problems.extend(found)
@@ -54,8 +57,9 @@ def read_seeds(directory: str | Path) -> tuple[dict[str, Entry], list[Problem]]:
         entry_id = f"{path.parent.name}/{path.stem}"
         try:
             overlay = json.loads(path.read_bytes().decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            problems.append(Problem(str(path), "", f"malformed JSON: {exc}"))
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+            reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+            problems.append(Problem(str(path), "", f"malformed JSON: {reason}"))
             continue
         found = validate_translations(overlay, str(path), entries.get(entry_id))
         problems.extend(found)

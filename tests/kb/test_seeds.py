@@ -109,3 +109,11 @@ def test_a_bad_translations_file_is_reported(tmp_path, nccl_raw, overlay, relati
     path = write_entry(tmp_path, overlay, relative=f"_translations/{relative}.json")
     _, problems = read_seeds(tmp_path)
     assert [str(p) for p in problems if expected in str(p)] and all(p.file == str(path) for p in problems)
+
+
+def test_a_file_nested_100000_levels_deep_is_one_problem(tmp_path):
+    path = tmp_path / "python" / "deep.json"
+    path.parent.mkdir()
+    path.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    _, problems = read_seeds(tmp_path)
+    assert [str(p) for p in problems] == [f"{path}: nested too deeply to be an entry (an entry is a flat JSON object)"]
