@@ -221,8 +221,10 @@ class Entry:
         return value if value in ("true", "false", "partial") else "partial"
 
     def links(self, kind: str) -> tuple[str, ...]:
+        """Linked entry ids of one kind, the entry's own then those its overlay adds."""
         graph = self.raw.get("transition_graph") or {}
-        return tuple(graph.get(kind) or ())
+        extra = self.translations.get("transition_graph") or {}
+        return tuple(dict.fromkeys([*(graph.get(kind) or ()), *(extra.get(kind) or ())]))
 
 
 # --- validation -------------------------------------------------------------------------------
@@ -430,7 +432,7 @@ def _check_condition_zh(check: _Checker, item: dict, path: str) -> None:
 TRANSLATION_KEYS = ("signature_zh", "root_cause_zh", "workarounds_zh", "dead_ends_zh",
                     "conditions_zh", "dead_end_conditions_zh")
 # what an overlay may add to an entry that must stay as its author wrote it (merged, never replacing)
-ADDITIVE_KEYS = ("aliases", "tags")
+ADDITIVE_KEYS = ("aliases", "tags", "transition_graph")
 # overlay lists aligned one to one with a list of the entry
 _ALIGNED = (("workarounds_zh", "workarounds"), ("dead_ends_zh", "dead_ends"),
             ("conditions_zh", "workarounds"), ("dead_end_conditions_zh", "dead_ends"))
@@ -446,7 +448,12 @@ def validate_translations(overlay: Any, file: str, entry: Entry | None) -> list[
         check.add("", "translates no entry (no seed file with this domain/slug)")
         return check.problems
     for key in overlay:
-        if key in ADDITIVE_KEYS:
+        if key == "transition_graph":
+            for kind in check.typed(overlay, key, key, (dict,)) or {}:
+                if kind not in GRAPH_LINKS:
+                    check.add(f"{key}.{kind}", f"unknown link kind; expected one of {', '.join(GRAPH_LINKS)}")
+                check.text_list(overlay[key], kind, f"{key}.{kind}")
+        elif key in ADDITIVE_KEYS:
             check.text_list(overlay, key, key)
         elif key not in TRANSLATION_KEYS:
             check.add(key, f"not an overlay field; expected one of {', '.join(TRANSLATION_KEYS + ADDITIVE_KEYS)}")

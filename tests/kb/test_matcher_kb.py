@@ -1,0 +1,30 @@
+"""The real KB through the matcher: the user's entry and PyTorch's own wording, one incident."""
+
+from __future__ import annotations
+
+import json
+
+from bot.kb.normalize import normalize
+from tests.conftest import NCCL_ID, PASTES, SEEDS, USER_SEED
+
+WATCHDOG_ID = "pytorch/nccl-watchdog-collective-timeout"
+
+
+def test_the_users_file_stays_byte_for_byte_and_its_overlay_links_the_watchdog_entry(kb):
+    assert json.loads(USER_SEED.read_text(encoding="utf-8"))["transition_graph"]["frequently_confused_with"] == []
+    assert WATCHDOG_ID in kb.entries[NCCL_ID].links("frequently_confused_with")
+    assert NCCL_ID in kb.entries[WATCHDOG_ID].links("frequently_confused_with")
+
+
+def test_a_paste_of_either_wording_names_the_same_incident(kb):
+    for entry_id, other in ((NCCL_ID, WATCHDOG_ID), (WATCHDOG_ID, NCCL_ID)):
+        for path in sorted((PASTES / entry_id).glob("*.txt")):
+            best = kb.matcher.match(normalize(path.read_text(encoding="utf-8")))[0]
+            assert best.entry_id == entry_id, path
+            assert other in kb.entries[best.entry_id].links("frequently_confused_with")
+
+
+def test_every_overlay_link_names_an_entry(kb):
+    for path in sorted((SEEDS / "_translations").glob("*/*.json")):
+        graph = json.loads(path.read_text(encoding="utf-8")).get("transition_graph", {})
+        assert {t for ids in graph.values() for t in ids} <= set(kb.entries), path
