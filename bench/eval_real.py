@@ -227,10 +227,13 @@ def print_text(report: dict) -> None:
             z, zb = e["chinese"], b["chinese"]
             print(f"{'recall@1 with Chinese':26}{z['recall@1']:>8.3f}{zb['recall@1']:>10.3f}"
                   f"{_ratio(z['recall@1'], zb['recall@1']):>8}   ({z['pastes']} pastes)")
-        print(f"\n{'domain':14}{'pastes':>7}{'recall@1':>10}{'baseline':>10}{'no answer':>11}")
+        print(f"\n{'domain':14}{'pastes':>7}{'labelled':>9}{'recall@1':>10}{'baseline':>10}{'no answer':>11}"
+              f"{'wrong':>8}")
         for domain, fig in e["domains"].items():
-            print(f"{domain:14}{fig['pastes']:>7}{fig['recall@1']:>10.3f}{b['domains'][domain]['recall@1']:>10.3f}"
-                  f"{fig['no_answer']:>11.3f}")
+            base = b["domains"][domain]
+            recall = f"{fig['recall@1']:>10.3f}{base['recall@1']:>10.3f}" if fig["labelled"] else f"{'-':>10}{'-':>10}"
+            print(f"{domain:14}{fig['pastes']:>7}{fig['labelled']:>9}{recall}{fig['no_answer']:>11.3f}"
+                  f"{fig['wrong_answer']:>8.3f}")
     ce, cb = report["chat"]["errkb"], report["chat"]["baseline"]
     print(f"\nchat: {ce['lines']} lines; false positives errkb {ce['false_positive']:.3f}, "
           f"baseline {cb['false_positive']:.3f}")
