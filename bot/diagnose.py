@@ -18,7 +18,17 @@ from bot.kb.feedback import EntryFeedback as Feedback
 from bot.kb.knowledge import KnowledgeBase
 from bot.kb.matcher import Match
 from bot.kb.normalize import normalize
-from bot.views import DeadEndView, Diagnosis, EntryView, MatchView, SearchResultView, WorkaroundView
+from bot.views import (
+    DeadEndView,
+    Diagnosis,
+    EntryView,
+    MatchView,
+    SearchResultView,
+    TopEntryView,
+    TrustedWorkaroundView,
+    UsageView,
+    WorkaroundView,
+)
 
 # A paste longer than this is cut before matching (the error is nearly always near the end of a
 # traceback, so the tail is kept): it bounds the work one message can cause.
@@ -77,6 +87,27 @@ class ErrkbService:
             signature = (entry.signature_zh if zh else "") or entry.signature
             results.append(SearchResultView(entry.id, hit.score, signature, entry.domain, hit.reasons))
         return results
+
+    async def usage(self, limit: int = 5) -> UsageView:
+        """The most matched entries and most trusted workarounds, in the current locale."""
+        if self.store is None or not hasattr(self.store, "stats"):
+            return UsageView(len(self.kb.entries), [], [], {}, 0, 0, 0, 0, 0)
+        stats = await self.store.stats(limit=max(4 * limit, 20))
+        ids = dict.fromkeys([e.entry_id for e in stats.top_entries[:limit]]
+                            + [w.entry_id for w in stats.top_workarounds])
+        live = await self._feedback([i for i in ids if i in self.kb.entries])
+        views = {i: self._entry_view(self.kb.entries[i], live.get(i)) for i in ids if i in self.kb.entries}
+        top = [TopEntryView(e.entry_id, views[e.entry_id].signature, e.hits)
+               for e in stats.top_entries[:limit] if e.entry_id in views]
+        trusted = []
+        for w in stats.top_workarounds:
+            entry = views.get(w.entry_id)
+            view = entry.workaround(w.workaround) if entry else None
+            if entry and view and view.votes_up > 0:
+                trusted.append(TrustedWorkaroundView(entry.id, entry.signature, view))
+        trusted.sort(key=lambda t: (t.workaround.success_rate, t.workaround.votes_up), reverse=True)
+        return UsageView(len(self.kb.entries), top, trusted[:limit], stats.hits_by_locale,
+                         stats.votes_up, stats.votes_down, stats.diagnosis_up, stats.diagnosis_down, stats.voters)
 
     async def _feedback(self, entry_ids: list[str]) -> dict[str, Feedback]:
         if self.store is None or not entry_ids:

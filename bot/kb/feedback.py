@@ -1,6 +1,6 @@
-"""Crowd feedback maths: reaction state, vote polarity, success rates and ranking.
+"""Crowd feedback maths: mark state, vote polarity, success rates and ranking.
 
-A reader's vote on a workaround comes from the reactions (and buttons) they currently hold there:
+A reader's vote on a workaround comes from the marks (reactions, buttons) they currently hold there:
 👍 only → up, 👎 only → down, both or neither → no vote. Each reaction keeps the timestamp of the
 last event that touched it, and an event older than that is ignored, so any sequence of
 add/remove events — repeated, duplicated or delivered out of order — ends in the state the
@@ -22,24 +22,20 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-UP_REACTIONS = frozenset({"+1", "thumbsup", "thumbs_up"})
-DOWN_REACTIONS = frozenset({"-1", "thumbsdown", "thumbs_down"})
+# A token names one held mark: an up mark starts with "+", a down mark with "-" (the adapter
+# spells its reactions that way, e.g. "+1::skin-tone-3@C1/170.1"); the two buttons are marks too.
+UP = "+"
+DOWN = "-"
 BUTTON_UP = "button:up"
 BUTTON_DOWN = "button:down"
 LOWER_BOUND_Z = 1.2816
 
 
-def reaction_token(name: str, channel: str, ts: str) -> str:
-    """One reaction on one message: the same 👍 on two posts of a workaround are two reactions."""
-    return f"{name}@{channel}/{ts}"
-
-
-def reaction_polarity(name: str) -> int:
-    """+1 for a 👍 reaction (any skin tone), -1 for 👎, 0 for anything else (``name`` may be a token)."""
-    base = name.split("@", 1)[0].split("::", 1)[0]
-    if base in UP_REACTIONS or name == BUTTON_UP:
+def token_polarity(token: str) -> int:
+    """+1 for an up mark, -1 for a down mark, 0 for anything else."""
+    if token.startswith(UP) or token == BUTTON_UP:
         return 1
-    if base in DOWN_REACTIONS or name == BUTTON_DOWN:
+    if token.startswith(DOWN) or token == BUTTON_DOWN:
         return -1
     return 0
 
@@ -76,8 +72,8 @@ def choose_button(ledger: Ledger, vote: int, at: float) -> dict[str, Mark]:
 
 def vote_of(ledger: Ledger) -> int:
     """The user's effective vote: +1, -1, or 0 when they hold both or neither."""
-    up = any(m.present and reaction_polarity(t) > 0 for t, m in ledger.items())
-    down = any(m.present and reaction_polarity(t) < 0 for t, m in ledger.items())
+    up = any(m.present and token_polarity(t) > 0 for t, m in ledger.items())
+    down = any(m.present and token_polarity(t) < 0 for t, m in ledger.items())
     return int(up) - int(down)
 
 
@@ -88,7 +84,7 @@ def confirmed_at(ledger: Ledger) -> float | None:
     """
     if vote_of(ledger) <= 0:
         return None
-    return max(m.at for t, m in ledger.items() if m.present and reaction_polarity(t) > 0)
+    return max(m.at for t, m in ledger.items() if m.present and token_polarity(t) > 0)
 
 
 @dataclass(frozen=True)

@@ -49,48 +49,42 @@ def decode(data: bytes) -> str | None:
     return data.decode("utf-8", errors="replace")
 
 
-class FileReader:
-    def __init__(self, client: AsyncWebClient, api_url: str | None) -> None:
-        self.client = client
-        self.api_url = api_url
+def text_file_ids(message: dict[str, Any]) -> tuple[str, ...]:
+    """The ids of the text snippets a message carries (at most ``MAX_FILES``, none too large)."""
+    files = [f for f in message.get("files") or [] if isinstance(f, dict)]
+    return tuple(str(f["id"]) for f in files if f.get("id") and is_text_file(f)
+                 and int(f.get("size") or 0) <= MAX_FILE_BYTES)[:MAX_FILES]
 
-    async def message_text(self, message: dict[str, Any]) -> str:
-        """The message's text followed by the content of its text snippets."""
-        parts = [str(message.get("text") or "")]
-        for file in [f for f in message.get("files") or [] if isinstance(f, dict)][:MAX_FILES]:
-            content = await self.snippet(file)
-            if content:
-                parts.append(content)
-        return "\n".join(p for p in parts if p)
 
-    async def snippet(self, file: dict[str, Any]) -> str | None:
-        if not is_text_file(file) or int(file.get("size") or 0) > MAX_FILE_BYTES or not file.get("id"):
-            return None
-        try:
-            info = (await self.client.files_info(file=file["id"])).get("file") or {}
-        except SlackApiError as exc:
-            log.warning("files.info %s failed: %s", file.get("id"), exc.response.get("error"))
-            return None
-        except (aiohttp.ClientError, TimeoutError) as exc:
-            log.warning("files.info %s failed: %s", file.get("id"), exc)
-            return None
-        if not is_text_file(info) or int(info.get("size") or 0) > MAX_FILE_BYTES:
-            return None
-        url = info.get("url_private_download") or info.get("url_private")
-        if not url or not trusted(url, self.api_url):
-            return None
-        return await self._download(url)
+async def read_snippet(client: AsyncWebClient, file_id: str, api_url: str | None) -> str | None:
+    """A text file's content (``files.info``, then its private URL with the bot token); None when it
+    is not text, too large, unreadable or hosted where the token must not go."""
+    try:
+        info = (await client.files_info(file=file_id)).get("file") or {}
+    except SlackApiError as exc:
+        log.warning("files.info %s failed: %s", file_id, exc.response.get("error"))
+        return None
+    except (aiohttp.ClientError, TimeoutError) as exc:
+        log.warning("files.info %s failed: %s", file_id, exc)
+        return None
+    if not is_text_file(info) or int(info.get("size") or 0) > MAX_FILE_BYTES:
+        return None
+    url = info.get("url_private_download") or info.get("url_private")
+    if not url or not trusted(url, api_url):
+        return None
+    return await _download(url, client.token or "")
 
-    async def _download(self, url: str) -> str | None:
-        headers = {"Authorization": f"Bearer {self.client.token}"}
-        timeout = aiohttp.ClientTimeout(total=15)
-        try:
-            async with aiohttp.ClientSession(timeout=timeout) as session, session.get(url, headers=headers) as resp:
-                if resp.status != 200:
-                    log.warning("snippet download returned HTTP %s", resp.status)
-                    return None
-                data = await resp.content.read(MAX_FILE_BYTES + 1)
-        except (aiohttp.ClientError, TimeoutError) as exc:
-            log.warning("snippet download failed: %s", exc)
-            return None
-        return decode(data[:MAX_FILE_BYTES])
+
+async def _download(url: str, token: str) -> str | None:
+    headers = {"Authorization": f"Bearer {token}"}
+    timeout = aiohttp.ClientTimeout(total=15)
+    try:
+        async with aiohttp.ClientSession(timeout=timeout) as session, session.get(url, headers=headers) as resp:
+            if resp.status != 200:
+                log.warning("snippet download returned HTTP %s", resp.status)
+                return None
+            data = await resp.content.read(MAX_FILE_BYTES + 1)
+    except (aiohttp.ClientError, TimeoutError) as exc:
+        log.warning("snippet download failed: %s", exc)
+        return None
+    return decode(data[:MAX_FILE_BYTES])

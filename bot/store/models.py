@@ -170,3 +170,32 @@ class SlackEvent(Base):
 
     event_id: Mapped[str] = mapped_column(String(128), primary_key=True)
     expires_at: Mapped[float] = mapped_column(Float, index=True)
+
+
+class DecisionRow(Base):
+    """A decision to answer, recorded before Slack's ack (ids and entry only, never text).
+
+    ``key`` makes it one decision (an answer per thread and entry; a note per mention), so a
+    retried event, on any process, finds it taken. ``owner`` holds it until ``lease_until``; a
+    decision whose lease ran out (its process died) is taken over by another. Finished decisions
+    stay ``done`` so the same error in the same thread is not answered again; a decision that could
+    not be carried out is deleted, leaving the thread answerable.
+    """
+
+    __tablename__ = "decisions"
+    __table_args__ = (Index("ix_decisions_done_lease_until", "done", "lease_until"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    key: Mapped[str] = mapped_column(String(64), unique=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    workspace: Mapped[str] = mapped_column(SLACK_ID)
+    channel: Mapped[str] = mapped_column(SLACK_ID)
+    thread_ts: Mapped[str] = mapped_column(String(32))
+    message_ts: Mapped[str] = mapped_column(String(32))
+    user_id: Mapped[str | None] = mapped_column(SLACK_ID)
+    entry_id: Mapped[str | None] = mapped_column(ENTRY_ID)
+    files: Mapped[list[str] | None] = mapped_column(JSON)
+    done: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[float] = mapped_column(Float)
+    lease_until: Mapped[float] = mapped_column(Float)
+    owner: Mapped[str] = mapped_column(String(64))

@@ -4,11 +4,13 @@ and the event ids it has handled (so Slack's retries never produce a second repl
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 
-from sqlalchemy import delete, select
+from sqlalchemy import bindparam, delete, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from bot.store import targets
 from bot.store.engine import insert
 from bot.store.models import (
     CHANNEL_MODES,
@@ -20,19 +22,44 @@ from bot.store.models import (
     Target,
     UserPrefsRow,
 )
-from bot.store.views import PostedMessage, UserPrefs
+from bot.store.views import PostedMessage, PostedRow, UserPrefs
+
+_P = PostedMessageRow.__table__
+_T = Target.__table__
+_E = EntryRow.__table__
+_LIVE_TARGETS = (
+    select(_T.c.id, _T.c.entry_id, _T.c.kind, _T.c.position).join(_E, _E.c.id == _T.c.entry_id)
+    .where(_T.c.entry_id.in_(bindparam("eids", expanding=True)), _E.c.retired_at.is_(None))
+)
+_REMEMBER = {
+    name: build(_P).values(workspace=bindparam("w"), channel=bindparam("c"), ts=bindparam("ts"),
+                           target_id=bindparam("t"), locale=bindparam("l"), thread_ts=bindparam("th"),
+                           posted_at=bindparam("at"))
+    for name, build in (("sqlite", sqlite_insert), ("postgresql", pg_insert))
+}
+_REMEMBER = {name: stmt.on_conflict_do_update(
+    index_elements=["workspace", "channel", "ts"],
+    set_={"target_id": stmt.excluded.target_id, "locale": stmt.excluded.locale, "thread_ts": stmt.excluded.thread_ts,
+          "posted_at": stmt.excluded.posted_at}) for name, stmt in _REMEMBER.items()}
 
 
-async def remember_message(
-    conn: AsyncConnection, workspace: str, channel: str, ts: str, entry_id: str,
-    workaround: int | None, locale: str, thread_ts: str | None, now: float,
-) -> None:
-    # The message is tied to the target's identity, not its index: after a re-seed reorders the
-    # workarounds, a reaction on an old reply still votes for the workaround that reply showed.
-    target_id = await targets.resolve(conn, entry_id, workaround)
-    values = {"target_id": target_id, "locale": locale, "thread_ts": thread_ts, "posted_at": now}
-    stmt = insert(conn, PostedMessageRow).values(workspace=workspace, channel=channel, ts=ts, **values)
-    await conn.execute(stmt.on_conflict_do_update(index_elements=["workspace", "channel", "ts"], set_=values))
+async def remember_messages(conn: AsyncConnection, rows: Sequence[PostedRow], now: float) -> list[PostedRow]:
+    """Remember many posted messages at once; returns those whose entry or workaround is unknown (skipped)."""
+    live = {}
+    for row in await conn.execute(_LIVE_TARGETS, {"eids": sorted({r.entry_id for r in rows})}):
+        if row.kind == DIAGNOSIS or row.position is not None:
+            live[(row.entry_id, None if row.kind == DIAGNOSIS else row.position)] = row.id
+    values, unknown = [], []
+    for r in rows:
+        target = live.get((r.entry_id, r.workaround))
+        if target is None:
+            unknown.append(r)
+        else:
+            values.append({"w": r.workspace, "c": r.channel, "ts": r.ts, "t": target, "l": r.locale,
+                           "th": r.thread_ts, "at": now})
+    if values:
+        await conn.execute(_REMEMBER[conn.dialect.name], values)
+    return unknown
 
 
 async def message_target(conn: AsyncConnection, workspace: str, channel: str, ts: str) -> PostedMessage | None:
@@ -127,3 +154,10 @@ async def channel_bots(conn: AsyncConnection, workspace: str, channel: str) -> b
 async def set_channel_bots(conn: AsyncConnection, workspace: str, channel: str, bots: bool) -> None:
     stmt = insert(conn, ChannelRow).values(workspace=workspace, channel=channel, mode="auto", bots=bots)
     await conn.execute(stmt.on_conflict_do_update(index_elements=["workspace", "channel"], set_={"bots": bots}))
+
+
+async def channel_settings(conn: AsyncConnection, workspace: str, channel: str) -> tuple[str, bool]:
+    row = (await conn.execute(
+        select(ChannelRow.mode, ChannelRow.bots).where(ChannelRow.workspace == workspace, ChannelRow.channel == channel)
+    )).one_or_none()
+    return (row.mode, bool(row.bots)) if row is not None else ("auto", False)

@@ -3,19 +3,31 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from bot.store.engine import insert
 from bot.store.models import DIAGNOSIS, WORKAROUND, Hit, Target, Vote
 from bot.store.views import EntryHits, Stats, WorkaroundVotes
 
+_H = Hit.__table__
+_ADD_HITS = {
+    name: build(_H).values(entry_id=bindparam("e"), day=bindparam("d"), locale=bindparam("l"), count=bindparam("n"))
+    for name, build in (("sqlite", sqlite_insert), ("postgresql", pg_insert))
+}
+_ADD_HITS = {name: stmt.on_conflict_do_update(index_elements=["entry_id", "day", "locale"],
+                                              set_={"count": _H.c.count + stmt.excluded["count"]})
+             for name, stmt in _ADD_HITS.items()}
 
-async def record_hit(conn: AsyncConnection, entry_id: str, locale: str, day: dt.date) -> None:
-    stmt = insert(conn, Hit).values(entry_id=entry_id, day=day, locale=locale, count=1)
-    await conn.execute(stmt.on_conflict_do_update(
-        index_elements=["entry_id", "day", "locale"], set_={"count": Hit.__table__.c.count + 1}))
+
+async def record_hits(conn: AsyncConnection, counts: Mapping[tuple[str, str, dt.date], int]) -> None:
+    """Add ``counts`` ((entry, locale, day) → matches) to the hit counters."""
+    rows = [{"e": e, "l": locale, "d": day, "n": n} for (e, locale, day), n in sorted(counts.items()) if n]
+    if rows:
+        await conn.execute(_ADD_HITS[conn.dialect.name], rows)
 
 
 async def stats(conn: AsyncConnection, limit: int) -> Stats:

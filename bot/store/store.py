@@ -7,19 +7,31 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.kb.entry import Entry
-from bot.kb.feedback import EntryFeedback, apply_event, choose_button, reaction_polarity
-from bot.store import integrity, slack_state, stats, sync, targets, votes
+from bot.kb.feedback import EntryFeedback
+from bot.store import decisions, integrity, slack_state, stats, sync, votes
 from bot.store.engine import Database, unavailable
 from bot.store.export import crowd_raw
 from bot.store.migrate import head_revision, upgrade_database
-from bot.store.views import PostedMessage, Stats, SyncReport, UserPrefs, VoteResult
+from bot.store.targets import UnknownTarget
+from bot.store.views import (
+    Decision,
+    PostedMessage,
+    PostedRow,
+    Stats,
+    SyncReport,
+    UserPrefs,
+    VoteEvent,
+    VoteOutcome,
+    VoteResult,
+    WriteBatch,
+)
 
 
 class Store:
@@ -75,18 +87,12 @@ class Store:
     async def record_vote(
         self, workspace: str, user: str, entry_id: str, workaround: int | None, token: str, present: bool, at: float
     ) -> VoteResult:
-        """A reaction added (``present``) or removed at Slack time ``at``; ``workaround`` None: the diagnosis.
-
-        Reactions other than 👍/👎 change nothing. Raises ``UnknownTarget`` for an entry or
-        workaround the store does not have.
-        """
-        if reaction_polarity(token) == 0:
-            async def unchanged(conn: AsyncConnection) -> VoteResult:
-                return VoteResult(False, await targets.tally(conn, await targets.resolve(conn, entry_id, workaround)))
-            return await self._db.read(unchanged)
-        change = partial(apply_event, token=token, present=present, at=at)
-        return await self._db.write(partial(votes.apply, workspace=workspace, user=user, entry_id=entry_id,
-                                            workaround=workaround, change=change))
+        """A 👍/👎 mark (``token``, see ``bot.kb.feedback``) added (``present``) or removed at Slack time
+        ``at``; ``workaround`` None: the diagnosis. Other tokens change nothing. Raises
+        ``UnknownTarget`` for an entry or workaround the store does not have."""
+        return self._result(await self.record_votes([VoteEvent(workspace, user, at, token=token, present=present,
+                                                               entry_id=entry_id, workaround=workaround)]),
+                            entry_id, workaround)
 
     async def record_button(
         self, workspace: str, user: str, entry_id: str, workaround: int, vote: int, at: float
@@ -94,16 +100,26 @@ class Store:
         """A Worked (``vote`` +1) or Didn't work (-1) click at Slack time ``at``."""
         if vote not in (1, -1):
             raise ValueError(f"a button vote is +1 or -1, got {vote!r}")
-        change = partial(choose_button, vote=vote, at=at)
-        return await self._db.write(partial(votes.apply, workspace=workspace, user=user, entry_id=entry_id,
-                                            workaround=workaround, change=change))
+        return self._result(await self.record_votes([VoteEvent(workspace, user, at, button=vote, entry_id=entry_id,
+                                                               workaround=workaround)]), entry_id, workaround)
+
+    async def record_votes(self, events: Sequence[VoteEvent]) -> list[VoteOutcome]:
+        """Many vote events, in order, in one transaction (see ``bot.store.votes.apply_batch``)."""
+        return await self._db.write(partial(votes.apply_batch, events=events))
+
+    @staticmethod
+    def _result(outcomes: list[VoteOutcome], entry_id: str, workaround: int | None) -> VoteResult:
+        outcome = outcomes[0]
+        if outcome.tally is None:
+            raise UnknownTarget(entry_id, workaround)
+        return VoteResult(outcome.changed, outcome.tally)
 
     # --- usage ------------------------------------------------------------------------------
 
     async def record_hit(self, entry_id: str, locale: str, day: dt.date | None = None) -> None:
         """Count one match of ``entry_id`` (UTC day, reader's locale). The paste itself is never stored."""
         day = day or dt.datetime.fromtimestamp(self.clock(), dt.UTC).date()
-        await self._db.write(partial(stats.record_hit, entry_id=entry_id, locale=locale, day=day))
+        await self._db.write(partial(stats.record_hits, counts={(entry_id, locale, day): 1}))
 
     async def stats(self, limit: int = 10) -> Stats:
         return await self._db.read(partial(stats.stats, limit=limit))
@@ -129,14 +145,53 @@ class Store:
 
     # --- Slack-side state -------------------------------------------------------------------
 
+    async def flush(self, batch: WriteBatch) -> list[PostedRow]:
+        """Write a batch in one transaction; returns the messages whose target is unknown (not remembered)."""
+        now = self.clock()
+
+        async def work(conn: AsyncConnection) -> list[PostedRow]:
+            unknown = await slack_state.remember_messages(conn, batch.messages, now) if batch.messages else []
+            if batch.finished:
+                await decisions.finish(conn, batch.finished)
+            if batch.forgotten:
+                await decisions.forget(conn, batch.forgotten)
+            await stats.record_hits(conn, batch.hits)
+            return unknown
+
+        return await self._db.write(work)
+
+    # --- recorded decisions (see ``bot.store.models.DecisionRow``) ---------------------------
+
+    async def record_decision(self, decision: Decision, owner: str, lease_until: float,
+                              done: bool = False) -> int | None:
+        """Record ``decision`` held by ``owner``; its id, or None when its key is already taken."""
+        return await self._db.write(partial(decisions.record, decision=decision, owner=owner,
+                                            lease_until=lease_until, done=done))
+
+    async def renew_decisions(self, owner: str, lease_until: float) -> int:
+        return await self._db.write(partial(decisions.renew, owner=owner, until=lease_until))
+
+    async def take_expired_decisions(self, owner: str, lease_until: float, limit: int = 50) -> list[Decision]:
+        """Unfinished decisions whose holder stopped renewing them, oldest first, now held by ``owner``."""
+        return await self._db.write(partial(decisions.take_expired, owner=owner, now=self.clock(),
+                                            until=lease_until, limit=limit))
+
+    async def release_decisions(self, owner: str) -> None:
+        """Let any process take ``owner``'s unfinished decisions at once (on shutdown)."""
+        await self._db.write(partial(decisions.release, owner=owner))
+
+    async def pending_decisions(self) -> int:
+        return await self._db.read(decisions.pending_count)
+
     async def remember_message(
         self, workspace: str, channel: str, ts: str, entry_id: str, workaround: int | None, locale: str,
         thread_ts: str | None = None,
     ) -> None:
         """Note that the bot's message ``ts`` shows ``entry_id``'s workaround (None: its diagnosis)."""
-        await self._db.write(partial(
-            slack_state.remember_message, workspace=workspace, channel=channel, ts=ts, entry_id=entry_id,
-            workaround=workaround, locale=locale, thread_ts=thread_ts, now=self.clock()))
+        unknown = await self.flush(WriteBatch(messages=[PostedRow(workspace, channel, ts, entry_id, workaround, locale,
+                                                                  thread_ts)]))
+        if unknown:
+            raise UnknownTarget(entry_id, workaround)
 
     async def message_target(self, workspace: str, channel: str, ts: str) -> PostedMessage | None:
         return await self._db.read(partial(slack_state.message_target, workspace=workspace, channel=channel, ts=ts))
@@ -162,6 +217,10 @@ class Store:
         """True exactly once per ``event_id`` (across processes sharing the database) until it expires."""
         return await self._db.write(partial(slack_state.claim_event, event_id=event_id, ttl_seconds=ttl_seconds,
                                             now=self.clock()))
+
+    async def channel_settings(self, workspace: str, channel: str) -> tuple[str, bool]:
+        """The channel's mode and whether it answers other bots, in one read."""
+        return await self._db.read(partial(slack_state.channel_settings, workspace=workspace, channel=channel))
 
     async def channel_mode(self, workspace: str, channel: str) -> str:
         """``auto`` (default: answer pastes), ``mention`` (only when mentioned) or ``off``."""

@@ -76,3 +76,74 @@ class UserPrefs:
     override: str | None = None
     slack_locale: str | None = None
     fetched_at: dt.datetime | None = None
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A recorded decision to answer (see ``bot.store.models.DecisionRow``)."""
+
+    key: str
+    kind: str  # "answer" | "files" | "mention" | "note"
+    workspace: str
+    channel: str
+    thread_ts: str
+    message_ts: str
+    user: str | None = None
+    entry_id: str | None = None
+    files: tuple[str, ...] = ()
+    created_at: float = 0.0
+    id: int | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class VoteEvent:
+    """One 👍/👎 (``token``, ``present``) or button (``button`` ±1) event on a target, at Slack time ``at``.
+
+    The target is a posted message (``channel``, ``ts``) or, for a button on a message errkb does not
+    know (an ephemeral answer), ``entry_id`` and ``workaround``."""
+
+    workspace: str
+    user: str
+    at: float
+    token: str | None = None
+    present: bool = True
+    button: int = 0
+    channel: str | None = None
+    ts: str | None = None
+    entry_id: str | None = None
+    workaround: int | None = None
+
+
+@dataclass(frozen=True)
+class VoteOutcome:
+    """What one vote event did: the message it was on (None: not ours), whether the vote moved, the tally."""
+
+    posted: PostedMessage | None
+    changed: bool
+    tally: Tally | None  # None: no such target
+
+
+@dataclass(frozen=True)
+class PostedRow:
+    """One of the bot's messages to remember: what it shows (``workaround`` None: the diagnosis)."""
+
+    workspace: str
+    channel: str
+    ts: str
+    entry_id: str
+    workaround: int | None
+    locale: str
+    thread_ts: str | None
+
+
+@dataclass
+class WriteBatch:
+    """Writes that may wait a moment and go together in one transaction."""
+
+    messages: list[PostedRow] = field(default_factory=list)
+    finished: list[int] = field(default_factory=list)  # decision ids carried out
+    forgotten: list[int] = field(default_factory=list)  # decision ids dropped (the thread stays answerable)
+    hits: dict[tuple[str, str, dt.date], int] = field(default_factory=dict)  # (entry, locale, day) → count
+
+    def __bool__(self) -> bool:
+        return bool(self.messages or self.finished or self.forgotten or self.hits)

@@ -91,7 +91,7 @@ class Harness:
 @pytest.fixture(autouse=True)
 def quick_back_off(monkeypatch: pytest.MonkeyPatch) -> None:
     """Back-off after a 5xx starts at 50 ms instead of 500 (Retry-After on a 429 is honoured as sent)."""
-    monkeypatch.setattr("bot.slack.app.BACKOFF_SECONDS", 0.05)
+    monkeypatch.setattr("bot.slack.gateway.BACKOFF_SECONDS", 0.05)
 
 
 @pytest.fixture
@@ -131,7 +131,7 @@ async def harness(fake_slack: FakeSlack, tmp_path: Path, kb: KnowledgeBase, seed
     shutil.copy(seeded_db, tmp_path / "errkb.db")
     # The copy already holds these seeds (test_socket_mode and test_app's shutdown test start with seeding).
     running = await start(settings_for(fake_slack, tmp_path), host="127.0.0.1", port=0, kb=kb, update_delay=0.2,
-                          seed=False)
+                          pace=1000.0, seed=False)
     assert running.app.client.base_url == fake_slack.api_url  # never slack.com from a test
     async with aiohttp.ClientSession() as session:
         yield Harness(running, fake_slack, SlackSender(f"http://127.0.0.1:{running.port}", session))

@@ -7,12 +7,13 @@ from typing import Any
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.context.async_context import AsyncBoltContext
 
-from bot.slack.replies import Replies, workspace_of
+from bot.service import ChatService
+from bot.slack.listeners import parse
+from bot.slack.tasks import Inflight
 
 
-def register(app: AsyncApp, replies: Replies) -> None:
+def register(app: AsyncApp, chat: ChatService, background: Inflight) -> None:
     @app.event("app_home_opened")
-    @replies.listener
     async def on_home_opened(event: dict[str, Any], context: AsyncBoltContext) -> None:
         if event.get("tab", "home") == "home" and event.get("user"):
-            await replies.publish_home(workspace_of(context), event["user"])
+            background.spawn(chat.home(parse.workspace_of(context), str(event["user"]), parse.via_of(context)))

@@ -1,4 +1,4 @@
-"""👍 / 👎 reactions (any skin tone) on the bot's answers → votes."""
+"""👍 / 👎 reactions (any skin tone) on the bot's answers → votes, stored before the ack."""
 
 from __future__ import annotations
 
@@ -8,28 +8,31 @@ from typing import Any
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.context.async_context import AsyncBoltContext
 
-from bot.kb.feedback import reaction_polarity
-from bot.slack.replies import Replies, workspace_of
+from bot.service import ChatService
+from bot.slack.listeners import parse
+from bot.slack.tasks import Inflight
+from bot.slack.vocabulary import vote_token
 
 
-def register(app: AsyncApp, replies: Replies) -> None:
+def register(app: AsyncApp, chat: ChatService, _background: Inflight) -> None:
     async def vote(event: dict[str, Any], context: AsyncBoltContext, present: bool) -> None:
-        item, user, reaction = event.get("item") or {}, event.get("user"), str(event.get("reaction") or "")
+        item, user = event.get("item") or {}, event.get("user")
         if not user or user == context.bot_user_id or item.get("type") != "message":
             return  # the bot's own reactions, and reactions on files, never count
         if event.get("item_user") and context.bot_user_id and event["item_user"] != context.bot_user_id:
             return  # someone else's message
-        if reaction_polarity(reaction) == 0 or not item.get("channel") or not item.get("ts"):
+        channel, ts = item.get("channel"), item.get("ts")
+        token = vote_token(str(event.get("reaction") or ""), str(channel), str(ts))
+        if token is None or not channel or not ts:
             return
         at = float(event.get("event_ts") or time.time())
-        await replies.vote_reaction(workspace_of(context), user, item["channel"], item["ts"], reaction, present, at)
+        await chat.reaction(parse.workspace_of(context), str(user), str(channel), str(ts), token, present, at,
+                            parse.via_of(context))
 
     @app.event("reaction_added")
-    @replies.listener
     async def on_reaction_added(event: dict[str, Any], context: AsyncBoltContext) -> None:
         await vote(event, context, present=True)
 
     @app.event("reaction_removed")
-    @replies.listener
     async def on_reaction_removed(event: dict[str, Any], context: AsyncBoltContext) -> None:
         await vote(event, context, present=False)

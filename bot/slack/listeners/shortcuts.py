@@ -9,25 +9,27 @@ from slack_bolt.async_app import AsyncApp
 from slack_bolt.context.async_context import AsyncBoltContext
 from slack_bolt.context.respond.async_respond import AsyncRespond
 
-from bot.i18n import _
-from bot.render import blocks
-from bot.slack.listeners.commands import send
-from bot.slack.replies import Replies, workspace_of
+from bot.service import ChatService
+from bot.service.keys import replay
+from bot.slack.files import text_file_ids
+from bot.slack.listeners import parse
+from bot.slack.tasks import Inflight
 
 SHORTCUT_DIAGNOSE = "errkb_diagnose"  # callback_id in manifest.yml
 
 
-def register(app: AsyncApp, replies: Replies) -> None:
+def register(app: AsyncApp, chat: ChatService, background: Inflight) -> None:
     @app.shortcut(SHORTCUT_DIAGNOSE)
-    @replies.inflight.tracked
     async def on_diagnose(ack: Callable[..., Awaitable[Any]], shortcut: dict[str, Any], context: AsyncBoltContext,
                           respond: AsyncRespond) -> None:
         await ack()
-        workspace, user = workspace_of(context), shortcut["user"]["id"]
-        text = await replies.files.message_text(shortcut.get("message") or {})
-        async with replies.locales.reader(workspace, user):
-            diagnosis = await replies.service.diagnose(text, limit=1)
-            if diagnosis.best is not None:
-                await send(respond, blocks.diagnosis_messages(diagnosis.best))
-            else:
-                await send(respond, [blocks.notice(_("I found no known error in that message."))])
+        workspace, user = parse.workspace_of(context), str((shortcut.get("user") or {}).get("id") or "")
+        message = shortcut.get("message") or {}
+        text, files, via = str(message.get("text") or ""), list(text_file_ids(message)), parse.via_of(context, respond)
+        key = replay(workspace, "shortcut", str(shortcut.get("trigger_id") or ""))
+
+        async def work() -> None:
+            if await chat.once(key):
+                await chat.shortcut(workspace, user, text, files, via)
+
+        background.spawn(work())

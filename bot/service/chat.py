@@ -1,0 +1,426 @@
+"""The chat service: every decision the Slack adapter needs, and the work that follows its ack.
+
+Listeners parse a payload and call one method here. A message costs only the match until the
+matcher finds an error: then the channel's settings (cached) decide whether to answer, and the
+decision is recorded before Slack's ack (``Outbox``). Everything sent goes through the ``Outlet``
+(the Slack gateway) as a ``Plan``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import replace
+
+from bot import i18n
+from bot.diagnose import ErrkbService
+from bot.i18n import _
+from bot.kb.matcher import Match
+from bot.render import blocks
+from bot.service import keys
+from bot.service.caches import Expiring
+from bot.service.incoming import Click, Command, Incoming
+from bot.service.locales import Locales
+from bot.service.outbox import Job, Outbox
+from bot.service.plans import About, Message, Plan, Post, Publish, Reply, Sent, Thread, Update, Whisper
+from bot.service.ports import Author, Outlet, Via
+from bot.service.updates import Refresher
+from bot.service.votes import VoteQueue
+from bot.service.writer import WriteBehind
+from bot.store import PostedMessage, Store
+from bot.store.views import Decision, PostedRow, VoteEvent
+from bot.views import EntryView, HomeView, MatchView
+
+log = logging.getLogger(__name__)
+
+CHANNEL_TTL = 5.0  # seconds a channel's settings are trusted in process
+REPLAY_WINDOW = 600  # seconds: Slack replays a click or command for up to five minutes
+MAX_RESPONSES = 5  # Slack accepts five posts per response_url
+CHANNEL_MODES = ("auto", "mention", "off")
+
+
+def placement(thread: Sequence[PostedMessage], ts: str, entry_id: str, total: int) -> tuple[int, int]:
+    """A posted workaround message's rank among its entry's in the thread, and its "more" count."""
+    mine = sorted((m.ts or "" for m in thread if m.entry_id == entry_id and m.workaround is not None), key=float)
+    if ts not in mine:
+        return 1, 0
+    rank = mine.index(ts) + 1
+    return rank, max(0, total - len(mine)) if rank == len(mine) else 0
+
+
+def answer_posts(entry: EntryView, match: MatchView | None, locale: str) -> list[Post]:
+    """The answer in a thread: the diagnosis, then the top workarounds, each remembered for votes."""
+    messages = blocks.answer_messages(entry, match)
+    targets = [None, *(w.index for w in entry.workarounds[: blocks.TOP_WORKAROUNDS])]
+    return [Post(m, About(entry.id, t, locale)) for m, t in zip(messages, targets, strict=True)]
+
+
+def usage(syntax: str) -> Message:
+    return blocks.notice(_("Usage: {syntax}").format(syntax=f"`{blocks.escape(syntax)}`"))
+
+
+class ChatService:
+    def __init__(self, core: ErrkbService, store: Store, outlet: Outlet, update_delay: float = 1.0,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.core = core
+        self.store = store
+        self.outlet = outlet
+        self.clock = clock
+        self.locales = Locales(store, outlet)
+        self.writer = WriteBehind(store, clock)
+        self.votes = VoteQueue(store, before=self.writer.settled)
+        self.outbox = Outbox(store, self.writer, self._carry_out, outlet.via_for, clock=clock)
+        self.updates = Refresher(self._render_update, self._send_update, update_delay)
+        self._channels: Expiring[tuple[str, str], tuple[str, bool]] = Expiring(CHANNEL_TTL)
+        self._vias: Expiring[str, Via] = Expiring(3600.0, size=1000)
+
+    def start(self) -> None:
+        self.writer.start()
+        self.outbox.start()
+
+    async def stop(self, timeout: float) -> None:
+        """Finish recorded answers and pending updates (within ``timeout``), then write what is queued."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        await self.outbox.stop(timeout)
+        await self.updates.drain(max(0.5, deadline - loop.time()))
+        await self.writer.stop()
+
+    # --- channel settings -------------------------------------------------------------------
+
+    async def channel(self, workspace: str, channel: str) -> tuple[str, bool]:
+        """The channel's mode (``auto``, ``mention``, ``off``) and whether it answers other bots."""
+        return await self._channels.get((workspace, channel),
+                                        lambda: self.store.channel_settings(workspace, channel))
+
+    # --- pastes -----------------------------------------------------------------------------
+
+    async def message(self, m: Incoming, via: Via) -> None:
+        """A new or edited message in a channel: record the decision to answer it, if there is one."""
+        if m.author.own:
+            return
+        matches = self.core.find(m.text, limit=1) if m.text.strip() else []
+        if not matches and not m.files:
+            return  # chat: it cost the match and nothing else
+        mode, bots = await self.channel(m.workspace, m.channel)
+        if mode != "auto" or (m.author.bot and not bots):
+            return
+        if matches:
+            await self._decide_answer(m, matches[0], via)
+        else:
+            await self.outbox.record(self._decision(m, "files", keys.message(m.workspace, m.channel, m.ts),
+                                                    files=m.files), via)
+
+    async def mention(self, m: Incoming, via: Via) -> None:
+        """@errkb: diagnose the message, else the first message of its thread, else say why not."""
+        if m.author.own:
+            return
+        mode, bots = await self.channel(m.workspace, m.channel)
+        if mode == "off" or (m.author.bot and not bots):
+            return
+        matches = self.core.find(m.text, limit=1) if m.text.strip() else []
+        key = keys.message(m.workspace, m.channel, m.ts)
+        if matches:
+            if not await self._decide_answer(m, matches[0], via):
+                await self.outbox.record(self._decision(m, "already", key), via)
+        elif m.files:
+            await self.outbox.record(self._decision(m, "files", key, files=m.files), via)
+        elif m.thread_ts != m.ts:
+            await self.outbox.record(self._decision(m, "root", key), via)
+        else:
+            await self.outbox.record(self._decision(m, "nothing", key), via)
+
+    def _decision(self, m: Incoming, kind: str, key: str, entry_id: str | None = None,
+                  files: tuple[str, ...] = ()) -> Decision:
+        return Decision(key, kind, m.workspace, m.channel, m.thread_ts, m.ts, m.author.user, entry_id, files,
+                        self.clock())
+
+    async def _decide_answer(self, m: Incoming, match: Match, via: Via, created_at: float | None = None) -> bool:
+        decision = self._decision(m, "answer", keys.answer(m.workspace, m.channel, m.thread_ts, match.entry_id),
+                                  match.entry_id)
+        if created_at is not None:
+            decision = replace(decision, created_at=created_at)
+        return await self.outbox.record(decision, via, memo=match)
+
+    async def _carry_out(self, job: Job) -> bool:
+        """Do what a recorded decision says; False when it could not be done (it is then forgotten)."""
+        d = job.decision
+        via = job.via or self.outlet.via_for(d.workspace)
+        if d.kind == "answer":
+            return await self._answer(d, job.memo, via)
+        incoming = Incoming(d.workspace, d.channel, d.message_ts, d.thread_ts, Author(d.user, own=False, bot=False), "")
+        if d.kind == "files":
+            text = await self.outlet.read_files(list(d.files), via)
+            matches = self.core.find(text, limit=1) if text.strip() else []
+            if matches and not await self._decide_answer(incoming, matches[0], via, d.created_at):
+                pass  # that error is already answered in this thread
+            return True
+        if d.kind == "root":
+            root = await self.outlet.thread_root(d.channel, d.thread_ts, via)
+            matches = self.core.find(root.text, limit=1) if root and not root.author.own and root.text.strip() else []
+            if matches:
+                if await self._decide_answer(incoming, matches[0], via, d.created_at):
+                    return True
+                return await self._note(d, "already", via)
+            return await self._note(d, "nothing", via)
+        return await self._note(d, d.kind, via)
+
+    async def _note(self, d: Decision, kind: str, via: Via) -> bool:
+        async with self._reader(d.workspace, d.user, via):
+            note = (_("I've already answered that error in this thread.") if kind == "already"
+                    else _("I found no known error in this message or at the top of its thread."))
+            plan = Plan([Thread(d.workspace, d.channel, d.thread_ts, [Post(blocks.notice(note))])])
+        return bool((await self.outlet.send(plan, via)).sent)
+
+    async def _answer(self, d: Decision, match: Match | None, via: Via) -> bool:
+        assert d.entry_id is not None
+        async with self._reader(d.workspace, d.user, via) as locale:
+            if match is not None and match.entry_id == d.entry_id:
+                diagnosis = await self.core.explain([match], record=False)
+                best = diagnosis.best
+                entry, shown = (best.entry, best) if best else (None, None)
+            else:  # taken over from another process: the paste is gone, the entry is known
+                entry, shown = await self.core.show(d.entry_id), None
+            if entry is None:
+                return False
+            self.writer.hit(entry.id, locale)
+            plan = Plan([Thread(d.workspace, d.channel, d.thread_ts, answer_posts(entry, shown, locale))])
+        report = await self.outlet.send(plan, via, on_sent=lambda sent: self._posted(d.workspace, sent))
+        return bool(report.sent)  # nothing posted: forgotten, so the thread stays answerable
+
+    def _posted(self, workspace: str, sent: Sent) -> None:
+        about = sent.post.about
+        if about is not None:
+            self.writer.posted(PostedRow(workspace, sent.thread.channel, sent.ts, about.entry_id, about.workaround,
+                                         about.locale, sent.thread_ts))
+
+    @contextlib.asynccontextmanager
+    async def _reader(self, workspace: str, user: str | None, via: Via) -> AsyncIterator[str]:
+        """Run the block in the reader's locale: every ``_()`` inside speaks their language."""
+        locale = await self.locales.locale_for(workspace, user, via)
+        with i18n.use_locale(locale):
+            yield locale
+
+    # --- votes ------------------------------------------------------------------------------
+
+    async def reaction(self, workspace: str, user: str, channel: str, ts: str, token: str, present: bool,
+                       at: float, via: Via) -> None:
+        """A 👍/👎 (``token``) added or removed on a message: a vote, if the message is one of ours."""
+        outcome = await self.votes.submit(VoteEvent(workspace, user, at, token=token, present=present,
+                                                    channel=channel, ts=ts))
+        if outcome.changed and outcome.posted is not None and outcome.posted.workaround is not None:
+            self._refresh(workspace, channel, ts, via)
+
+    async def vote_button(self, click: Click, direction: int, via: Via) -> None:
+        """Worked (+1) / Didn't work (-1); on an ephemeral answer the receipt comes privately."""
+        target = vote_target(click.value)
+        if target is None:
+            return
+        entry_id, index = target
+        outcome = await self.votes.submit(VoteEvent(click.workspace, click.user, click.at, button=direction,
+                                                    channel=click.channel, ts=click.ts, entry_id=entry_id,
+                                                    workaround=index))
+        if outcome.tally is None:
+            return
+        if click.ts is not None and outcome.posted is not None:
+            if outcome.changed:
+                self._refresh(click.workspace, click.channel, click.ts, via)
+            return
+        if click.ts is None:  # an ephemeral message cannot be updated in place: say it privately
+            async with self._reader(click.workspace, click.user, via):
+                entry = await self.core.show(entry_id)
+                workaround = entry.workaround(index) if entry else None
+                if workaround is not None:
+                    await self.outlet.send(Plan([Reply([blocks.vote_receipt(workaround)])]), via)
+
+    def _refresh(self, workspace: str, channel: str, ts: str, via: Via) -> None:
+        self._vias.put(workspace, via)
+        self.updates.schedule((workspace, channel, ts))
+
+    async def _render_update(self, key: tuple[str, str, str]) -> tuple[Update | None, object]:
+        workspace, channel, ts = key
+        posted = await self.store.message_target(workspace, channel, ts)
+        if posted is None or posted.workaround is None:
+            return None, None
+        thread = await self.store.thread_messages(workspace, channel, posted.thread_ts) if posted.thread_ts else []
+        with i18n.use_locale(posted.locale):
+            entry = await self.core.show(posted.entry_id)
+            workaround = entry.workaround(posted.workaround) if entry else None
+            if entry is None or workaround is None:
+                return None, None
+            rank, more = placement(thread, ts, entry.id, len(entry.workarounds))
+            message = blocks.workaround_message(entry, workaround, rank, more)
+        return Update(channel, ts, message), (workaround.votes_up, workaround.votes_down, rank, more)
+
+    async def _send_update(self, key: tuple[str, str, str], update: Update) -> tuple[bool, bool]:
+        found, via = self._vias.peek(key[0])
+        report = await self.outlet.send(Plan([update]), via if found and via else self.outlet.via_for(key[0]))
+        if report.ok:
+            return True, False
+        return False, all(f.permanent for f in report.failures)
+
+    # --- buttons ----------------------------------------------------------------------------
+
+    async def once(self, replay_key: str) -> bool:
+        """True the first time a click or command is seen (in any process) within Slack's replay window."""
+        return await self.store.claim_event(replay_key, ttl_seconds=REPLAY_WINDOW)
+
+    async def more(self, click: Click, via: Via) -> None:
+        """The workarounds not yet posted in the clicked answer's thread (privately for an ephemeral one)."""
+        posted = await self.store.message_target(click.workspace, click.channel, click.ts) if click.ts else None
+        if posted is not None and posted.thread_ts is not None:
+            thread = await self.store.thread_messages(click.workspace, click.channel, posted.thread_ts)
+            shown = {m.workaround for m in thread if m.entry_id == click.value and m.workaround is not None}
+            with i18n.use_locale(posted.locale):
+                entry = await self.core.show(click.value)
+                if entry is None:
+                    return
+                rest = [w for w in entry.workarounds if w.index not in shown]
+                posts = [Post(blocks.workaround_message(entry, w, len(shown) + i), About(entry.id, w.index,
+                                                                                         posted.locale))
+                         for i, w in enumerate(rest, 1)]
+            plan = Plan([Thread(click.workspace, click.channel, posted.thread_ts, posts)])
+            await self.outlet.send(plan, via, on_sent=lambda sent: self._posted(click.workspace, sent))
+            await self.writer.settled()
+            self._refresh(click.workspace, click.channel, click.ts or "", via)  # its "more" button goes
+            return
+        async with self._reader(click.workspace, click.user, via):
+            entry = await self.core.show(click.value)
+            if entry is not None:
+                messages = blocks.entry_messages(entry, start=blocks.TOP_WORKAROUNDS)[1:]
+                await self.outlet.send(Plan([Reply(messages[:MAX_RESPONSES])]), via)
+
+    async def translate(self, click: Click, via: Via) -> None:
+        """The answer in the other language, privately to whoever clicked."""
+        posted = await self.store.message_target(click.workspace, click.channel, click.ts) if click.ts else None
+        shown = posted.locale if posted else await self.locales.locale_for(click.workspace, click.user, via)
+        with i18n.use_locale("en" if shown == "zh" else "zh"):
+            entry = await self.core.show(click.value)
+            if entry is not None:
+                plan = Plan([Whisper(click.channel, click.user, click.thread_ts, blocks.entry_messages(entry))])
+                await self.outlet.send(plan, via)
+
+    async def post_entry(self, click: Click, via: Via) -> None:
+        """A search result posted to the channel as a new thread, in the clicker's language."""
+        async with self._reader(click.workspace, click.user, via) as locale:
+            entry = await self.core.show(click.value)
+            if entry is None:
+                return
+            failed = [blocks.notice(_("I couldn't post in this channel. Invite me first: `/invite @errkb`."))]
+            plan = Plan([Thread(click.workspace, click.channel, None, answer_posts(entry, None, locale), failed)])
+        report = await self.outlet.send(plan, via, on_sent=lambda sent: self._posted(click.workspace, sent))
+        if report.sent:  # the same error pasted in that thread later is already answered
+            thread_ts = report.sent[0].thread_ts
+            await self.outbox.record_done(Decision(keys.answer(click.workspace, click.channel, thread_ts, entry.id),
+                                                   "answer", click.workspace, click.channel, thread_ts, thread_ts,
+                                                   click.user, entry.id, (), self.clock()))
+
+    # --- App Home ---------------------------------------------------------------------------
+
+    async def home(self, workspace: str, user: str, via: Via) -> None:
+        async with self._reader(workspace, user, via) as locale:
+            view = blocks.home_view(HomeView(await self.locales.setting(workspace, user), locale,
+                                             await self.core.usage()))
+        await self.outlet.send(Plan([Publish(user, view)]), via)
+
+    async def home_locale(self, workspace: str, user: str, setting: str, via: Via) -> None:
+        if setting in ("auto", *i18n.SUPPORTED):
+            await self.locales.set_override(workspace, user, setting)
+        await self.home(workspace, user, via)
+
+    # --- /errkb -----------------------------------------------------------------------------
+
+    async def command(self, c: Command, via: Via) -> None:
+        """``/errkb …``: every answer is ephemeral, in the caller's language."""
+        word, rest = [*c.text.split(maxsplit=1), "", ""][:2]
+        async with self._reader(c.workspace, c.user, via):
+            handler = {"search": self._search, "show": self._show, "locale": self._locale, "channel": self._channel,
+                       "stats": self._stats, "help": self._help, "": self._help}.get(word.lower())
+            messages = await (self._paste(c) if handler is None else handler(rest, c))
+        await self.outlet.send(Plan([Reply(messages[:MAX_RESPONSES])]), via)
+
+    async def _search(self, query: str, _c: Command) -> list[Message]:
+        if not query:
+            return [usage("/errkb search <words>")]
+        return [blocks.search_message(query, self.core.search(query, limit=5))]
+
+    async def _show(self, entry_id: str, _c: Command) -> list[Message]:
+        entry = await self.core.show(entry_id) if entry_id else None
+        if entry is None:
+            return [blocks.notice(_("There is no entry `{id}`. Try {search}.").format(
+                id=blocks.escape(entry_id[:200]) or "?", search=f"`{blocks.escape('/errkb search <words>')}`"))]
+        return blocks.answer_messages(entry)
+
+    async def _locale(self, arg: str, c: Command) -> list[Message]:
+        arg = arg.lower()
+        if arg not in ("auto", *i18n.SUPPORTED):
+            return [usage("/errkb locale en|zh|auto")]
+        await self.locales.set_override(c.workspace, c.user, arg)
+        now = await self.locales.locale_for(c.workspace, c.user, Via(None))
+        with i18n.use_locale(now):  # the answer already speaks it
+            language = blocks.locale_name(arg) + (f" — {blocks.locale_name(now)}" if arg == "auto" else "")
+            return [blocks.notice(_("Your language is now {language}.").format(language=language))]
+
+    async def _channel(self, arg: str, c: Command) -> list[Message]:
+        words = arg.lower().split()
+        if words[:1] == ["bots"] and words[1:] in (["on"], ["off"]):
+            await self.store.set_channel_bots(c.workspace, c.channel, words[1] == "on")
+            self._channels.forget((c.workspace, c.channel))
+            return [blocks.notice(_("In this channel I now answer other bots' messages too.") if words[1] == "on"
+                                  else _("In this channel I now ignore other bots' messages."))]
+        if len(words) != 1 or words[0] not in CHANNEL_MODES:
+            return [usage("/errkb channel auto|mention|off"), usage("/errkb channel bots on|off")]
+        await self.store.set_channel_mode(c.workspace, c.channel, words[0])
+        self._channels.forget((c.workspace, c.channel))
+        return [blocks.notice({
+            "auto": _("In this channel I now answer every pasted error."),
+            "mention": _("In this channel I now answer only when someone mentions me."),
+            "off": _("In this channel I now stay quiet; `/errkb` still works."),
+        }[words[0]])]
+
+    async def _stats(self, _arg: str, _c: Command) -> list[Message]:
+        return [blocks.usage_message(await self.core.usage(limit=5))]
+
+    async def _help(self, _arg: str, _c: Command) -> list[Message]:
+        return [blocks.help_message()]
+
+    async def _paste(self, c: Command) -> list[Message]:
+        matches = self.core.find(c.text, limit=1)
+        if matches:
+            diagnosis = await self.core.explain(matches, record=False)
+            if diagnosis.best is not None:
+                self.writer.hit(diagnosis.best.entry.id, i18n.current_locale())
+                return blocks.diagnosis_messages(diagnosis.best)
+        word = c.text.split(maxsplit=1)[0][:50]
+        lead = (_("I don't know the command “{word}”.").format(word=blocks.escape(word)) if len(c.text.split()) == 1
+                else _("I found no known error in what you pasted."))
+        return [blocks.help_message(lead)]
+
+    # --- the message shortcut ---------------------------------------------------------------
+
+    async def shortcut(self, workspace: str, user: str, text: str, files: list[str], via: Via) -> None:
+        """"Diagnose with errkb" on any message: the answer goes privately to whoever asked."""
+        if files:
+            text = "\n".join(p for p in (text, await self.outlet.read_files(files, via)) if p)
+        async with self._reader(workspace, user, via):
+            matches = self.core.find(text, limit=1) if text.strip() else []
+            diagnosis = await self.core.explain(matches, record=False) if matches else None
+            if diagnosis is not None and diagnosis.best is not None:
+                self.writer.hit(diagnosis.best.entry.id, i18n.current_locale())
+                messages = blocks.diagnosis_messages(diagnosis.best)
+            else:
+                messages = [blocks.notice(_("I found no known error in that message."))]
+        await self.outlet.send(Plan([Reply(messages[:MAX_RESPONSES])]), via)
+
+
+def vote_target(value: str) -> tuple[str, int] | None:
+    """``(entry, workaround)`` from a vote button's value (``blocks.vote_value``); None when it is not one."""
+    try:
+        data = json.loads(value)
+        return str(data["entry"]), int(data["workaround"])
+    except (ValueError, TypeError, KeyError):
+        return None

@@ -1,0 +1,106 @@
+"""In-place updates of the bot's messages after votes: debounced, one at a time per message, re-sent
+until the message shows the numbers the store holds.
+
+An update that Slack refused or that ran out of retries is sent again after a back-off; while one
+update of a message is in flight no other starts, so an older one can never land over a newer one.
+After an update lands the numbers are read again: if another process changed them meanwhile, the
+message is updated once more.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Hashable
+from dataclasses import dataclass
+from typing import Any
+
+from bot.service.plans import Update
+
+log = logging.getLogger(__name__)
+
+RESEND_AFTER = 2.0  # first wait before re-sending an update that failed; doubles, up to RESEND_MAX
+RESEND_MAX = 30.0
+GIVE_UP_AFTER = 300.0  # seconds of failures after which a message is left as it is
+
+# render(key) → the update to send (None: nothing to show any more) and what it shows.
+Render = Callable[[Any], Awaitable[tuple[Update | None, Hashable]]]
+# send(key, update) → (ok, permanent failure)
+Send = Callable[[Any, Update], Awaitable[tuple[bool, bool]]]
+
+
+@dataclass
+class _State:
+    version: int = 0
+    now: asyncio.Event | None = None
+
+
+class Refresher:
+    def __init__(self, render: Render, send: Send, delay: float = 1.0) -> None:
+        self.render = render
+        self.send = send
+        self.delay = delay
+        self._states: dict[Hashable, _State] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def schedule(self, key: Hashable) -> None:
+        """Bring message ``key`` up to date soon (a burst of calls is one update)."""
+        state = self._states.get(key)
+        if state is not None:
+            state.version += 1
+            return
+        state = self._states[key] = _State(now=asyncio.Event())
+        task = asyncio.ensure_future(self._run(key, state))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _pause(self, state: _State, seconds: float) -> None:
+        assert state.now is not None
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(state.now.wait(), seconds)
+
+    async def _run(self, key: Hashable, state: _State) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            await self._pause(state, self.delay)
+            failing_since: float | None = None
+            wait = RESEND_AFTER
+            while True:
+                version = state.version
+                update, shown = await self.render(key)
+                if update is None:
+                    return
+                ok, permanent = await self.send(key, update)
+                if not ok:
+                    if permanent:
+                        return
+                    failing_since = failing_since or loop.time()
+                    if loop.time() - failing_since > GIVE_UP_AFTER:
+                        log.error("gave up updating %s after %.0f s of failures", key, GIVE_UP_AFTER)
+                        return
+                    await self._pause(state, wait)
+                    wait = min(wait * 2, RESEND_MAX)
+                    continue
+                failing_since, wait = None, RESEND_AFTER
+                if state.version != version:
+                    await self._pause(state, self.delay)
+                    continue
+                _update, now_shown = await self.render(key)  # another process may have moved them meanwhile
+                if now_shown == shown and state.version == version:
+                    return
+        except Exception:
+            log.exception("updating %s failed", key)
+        finally:
+            self._states.pop(key, None)
+
+    def flush(self) -> None:
+        """Send every waiting update now (on shutdown)."""
+        for state in self._states.values():
+            if state.now is not None:
+                state.now.set()
+
+    async def drain(self, timeout: float) -> None:
+        self.flush()
+        if self._tasks:
+            await asyncio.wait(set(self._tasks), timeout=timeout)

@@ -1,0 +1,245 @@
+"""The one place that talks to Slack's Web API: it carries out the service's plans and reports back.
+
+It uses the client it is handed (Bolt's ``context.client``: the right token for the request's
+workspace), paces posts to one channel to Slack's rate (``PACE_PER_SECOND`` with short bursts),
+waits out a 429's ``Retry-After`` without holding a work slot, retries 5xx answers and dropped
+connections with a growing back-off, and tells a permanent failure (``not_in_channel``…) from one
+worth retrying. Nothing here decides what to say.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import aiohttp
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.service import slots
+from bot.service.plans import (
+    Action,
+    Failure,
+    Message,
+    Plan,
+    Publish,
+    Reply,
+    Report,
+    Sent,
+    Thread,
+    Update,
+    Whisper,
+)
+from bot.service.ports import Author, Fetched, Via
+from bot.slack.files import read_snippet, text_file_ids
+
+log = logging.getLogger(__name__)
+
+BACKOFF_SECONDS = 0.5  # first wait after a 5xx or a dropped connection; doubles each retry (plus jitter)
+SERVER_RETRIES = 3
+RATE_LIMIT_RETRIES = 6
+PACE_PER_SECOND = 1.0  # Slack's per-channel posting rate…
+PACE_BURST = 6  # …with short bursts allowed
+# Slack errors (HTTP 200, ok false) that are worth another try; any other is permanent.
+TRANSIENT_ERRORS = frozenset({"ratelimited", "internal_error", "fatal_error", "service_unavailable",
+                              "request_timeout", "team_added_to_org"})
+
+
+class CallFailed(Exception):
+    def __init__(self, method: str, reason: str, permanent: bool) -> None:
+        super().__init__(f"{method}: {reason}")
+        self.reason = reason
+        self.permanent = permanent
+
+
+class _Pace:
+    """A token bucket: ``rate`` calls per second on average, ``burst`` at once."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, burst
+        self.tokens = float(burst)
+        self.last = 0.0
+
+    def reserve(self, now: float) -> float:
+        """Take a turn; returns how long to wait for it."""
+        self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate) if self.last else self.tokens
+        self.last = now
+        self.tokens -= 1
+        return max(0.0, -self.tokens / self.rate)
+
+
+class Gateway:
+    def __init__(self, client: AsyncWebClient, api_url: str | None = None, pace: float = PACE_PER_SECOND,
+                 burst: int = PACE_BURST) -> None:
+        self.client = client  # the app's own client, for work outside any request
+        self.api_url = api_url
+        self.pace, self.burst = pace, burst
+        self._paces: dict[str, _Pace] = {}
+        self._blocked: dict[str, float] = {}  # method or method:channel → loop time a 429 lifts
+
+    def via_for(self, workspace: str) -> Via:
+        return Via(self.client)
+
+    # --- plans ------------------------------------------------------------------------------
+
+    async def send(self, plan: Plan, via: Via, on_sent: Callable[[Sent], None] | None = None) -> Report:
+        report = Report()
+        for action in plan.actions:
+            try:
+                await self._send(action, via, report, on_sent)
+            except CallFailed as exc:
+                report.failures.append(Failure(action, exc.reason, exc.permanent))
+        return report
+
+    async def _send(self, action: Action, via: Via, report: Report, on_sent: Callable[[Sent], None] | None) -> None:
+        client = via.client or self.client
+        if isinstance(action, Thread):
+            await self._thread(action, via, report, on_sent)
+        elif isinstance(action, Whisper):
+            await self._whisper(action, via)
+        elif isinstance(action, Reply):
+            await self._reply(action.messages, via)
+        elif isinstance(action, Update):
+            await self._call(client, "chat_update", action.channel, channel=action.channel, ts=action.ts,
+                             text=action.message["text"], blocks=action.message["blocks"])
+        elif isinstance(action, Publish):
+            await self._call(client, "views_publish", None, user_id=action.user, view=action.view)
+
+    async def _thread(self, action: Thread, via: Via, report: Report, on_sent: Callable[[Sent], None] | None) -> None:
+        client = via.client or self.client
+        thread_ts = action.thread_ts
+        for post in action.posts:
+            try:
+                response = await self._call(client, "chat_postMessage", action.channel, channel=action.channel,
+                                            thread_ts=thread_ts, text=post.message["text"],
+                                            blocks=post.message["blocks"], unfurl_links=False, unfurl_media=False)
+            except CallFailed as exc:
+                log.error("could not post in %s: %s", action.channel, exc.reason)
+                if action.if_failed and not report.sent:
+                    await self._reply(action.if_failed, via)
+                raise
+            ts = str(response["ts"])
+            thread_ts = thread_ts or ts
+            sent = Sent(action, post, ts, thread_ts)
+            report.sent.append(sent)
+            if on_sent is not None:
+                on_sent(sent)
+
+    async def _whisper(self, action: Whisper, via: Via) -> None:
+        """Ephemeral in the channel; once that fails, the rest through the requester's ``respond``."""
+        client = via.client or self.client
+        for i, message in enumerate(action.messages):
+            try:
+                await self._call(client, "chat_postEphemeral", action.channel, channel=action.channel,
+                                 user=action.user, thread_ts=action.thread_ts, text=message["text"],
+                                 blocks=message["blocks"])
+            except CallFailed as exc:
+                if via.respond is None:
+                    log.error("could not answer %s privately: %s", action.user, exc.reason)
+                    raise
+                await self._reply(action.messages[i:], via)
+                return
+
+    async def _reply(self, messages: Sequence[Message], via: Via) -> None:
+        if via.respond is None:
+            raise CallFailed("response_url", "no response_url to answer through", True)
+        for message in messages:
+            try:
+                await via.respond(text=message["text"], blocks=message["blocks"], response_type="ephemeral",
+                                  replace_original=False)
+            except (aiohttp.ClientError, TimeoutError) as exc:
+                raise CallFailed("response_url", repr(exc), False) from exc
+
+    # --- reading ----------------------------------------------------------------------------
+
+    async def read_files(self, file_ids: list[str], via: Via) -> str:
+        client = via.client or self.client
+        parts = [await read_snippet(client, file_id, self.api_url) for file_id in file_ids]
+        return "\n".join(p for p in parts if p)
+
+    async def thread_root(self, channel: str, thread_ts: str, via: Via) -> Fetched | None:
+        client = via.client or self.client
+        try:
+            response = await self._call(client, "conversations_replies", None, channel=channel, ts=thread_ts, limit=1)
+        except CallFailed as exc:
+            log.warning("conversations.replies %s %s failed: %s", channel, thread_ts, exc.reason)
+            return None
+        messages = response.get("messages") or []
+        if not messages:
+            return None
+        root = messages[0]
+        text = "\n".join(p for p in (str(root.get("text") or ""),
+                                     await self.read_files(list(text_file_ids(root)), via)) if p)
+        bot_id, user = root.get("bot_id"), root.get("user")
+        own = bool((bot_id and bot_id in via.me) or (user and user in via.me))
+        return Fetched(text, Author(user, own=own, bot=bool(bot_id) or root.get("subtype") == "bot_message"))
+
+    async def user_locale(self, user: str, via: Via) -> str | None:
+        client = via.client or self.client
+        try:
+            response = await self._call(client, "users_info", None, user=user, include_locale=True)
+        except CallFailed as exc:
+            log.warning("users.info for %s failed (%s); using the cached locale", user, exc.reason)
+            return None
+        return (response.get("user") or {}).get("locale")
+
+    # --- one call ---------------------------------------------------------------------------
+
+    async def _call(self, client: AsyncWebClient, method: str, pace_channel: str | None, **kwargs: Any) -> Any:
+        """One Web API call with pacing and retries; raises :class:`CallFailed` when it cannot succeed."""
+        loop = asyncio.get_running_loop()
+        name = method.replace("_", ".", 1)
+        channel = pace_channel
+        block_key = f"{method}:{channel}" if channel else method
+        server_tries = limited_tries = 0
+        while True:
+            await slots.wait(self._blocked.get(block_key, 0.0) - loop.time())
+            if method == "chat_postMessage" and channel:
+                pace = self._paces.setdefault(channel, _Pace(self.pace, self.burst))
+                await slots.wait(pace.reserve(loop.time()))
+            try:
+                return await getattr(client, method)(**kwargs)
+            except SlackApiError as exc:
+                status = exc.response.status_code
+                data = exc.response.data
+                error = str((data.get("error") if isinstance(data, dict) else None) or status)
+                if status == 429 or error == "ratelimited":
+                    limited_tries += 1
+                    if limited_tries > RATE_LIMIT_RETRIES:
+                        raise CallFailed(name, "ratelimited", False) from exc
+                    retry_after = _retry_after(exc.response.headers)
+                    self._blocked[block_key] = max(self._blocked.get(block_key, 0.0), loop.time() + retry_after)
+                    log.info("%s rate-limited; waiting %.1f s", name, retry_after)
+                    continue
+                if status >= 500 or error in TRANSIENT_ERRORS:
+                    server_tries += 1
+                    if server_tries > SERVER_RETRIES:
+                        raise CallFailed(name, error, False) from exc
+                    await slots.wait(_backoff(server_tries))
+                    continue
+                raise CallFailed(name, error, True) from exc
+            except (aiohttp.ClientError, TimeoutError) as exc:
+                server_tries += 1
+                if server_tries > SERVER_RETRIES:
+                    raise CallFailed(name, repr(exc), False) from exc
+                await slots.wait(_backoff(server_tries))
+
+
+def _backoff(attempt: int) -> float:
+    """``BACKOFF_SECONDS`` doubled per attempt, spread over [d, 2d) so retries do not arrive together."""
+    delay = BACKOFF_SECONDS * 2 ** (attempt - 1)
+    return delay * (1.0 + random.random())
+
+
+def _retry_after(headers: Any) -> float:
+    for key in ("Retry-After", "retry-after"):
+        value = headers.get(key) if headers else None
+        if value is not None:
+            try:
+                return max(0.0, float(value if not isinstance(value, list) else value[0]))
+            except ValueError:
+                break
+    return 1.0

@@ -1,0 +1,78 @@
+"""Recorded decisions to answer: insert once per key, leases, take-over, finish or forget.
+
+Statements are built once at import; each call only binds values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import bindparam, delete, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from bot.store.models import DecisionRow
+from bot.store.views import Decision
+
+_T = DecisionRow.__table__
+_COLUMNS = ("key", "kind", "workspace", "channel", "thread_ts", "message_ts", "user_id", "entry_id", "files",
+            "done", "created_at", "lease_until", "owner")
+_INSERT = {
+    name: build(_T).values({c: bindparam(c) for c in _COLUMNS}).on_conflict_do_nothing(index_elements=["key"])
+    .returning(_T.c.id)
+    for name, build in (("sqlite", sqlite_insert), ("postgresql", pg_insert))
+}
+_RENEW = update(_T).where(_T.c.owner == bindparam("me"), _T.c.done.is_(False)).values(lease_until=bindparam("until"))
+_EXPIRED = (select(_T).where(_T.c.done.is_(False), _T.c.lease_until < bindparam("now"))
+            .order_by(_T.c.created_at).limit(bindparam("limit")))
+_TAKE = (update(_T).where(_T.c.id == bindparam("did"), _T.c.done.is_(False), _T.c.lease_until < bindparam("now"))
+         .values(owner=bindparam("me"), lease_until=bindparam("until")))
+_FINISH = update(_T).where(_T.c.id.in_(bindparam("ids", expanding=True))).values(done=True)
+_FORGET = delete(_T).where(_T.c.id.in_(bindparam("ids", expanding=True)))
+_RELEASE = update(_T).where(_T.c.owner == bindparam("me"), _T.c.done.is_(False)).values(lease_until=0.0)
+_PENDING = select(_T.c.id).where(_T.c.done.is_(False))
+
+
+def _values(d: Decision, owner: str, lease_until: float, done: bool) -> dict[str, object]:
+    return {"key": d.key, "kind": d.kind, "workspace": d.workspace, "channel": d.channel, "thread_ts": d.thread_ts,
+            "message_ts": d.message_ts, "user_id": d.user, "entry_id": d.entry_id,
+            "files": list(d.files) or None, "done": done, "created_at": d.created_at, "lease_until": lease_until,
+            "owner": owner}
+
+
+async def record(conn: AsyncConnection, decision: Decision, owner: str, lease_until: float,
+                 done: bool = False) -> int | None:
+    """Insert ``decision``; its id, or None when its key was already taken."""
+    row = (await conn.execute(_INSERT[conn.dialect.name], _values(decision, owner, lease_until, done))).first()
+    return None if row is None else int(row[0])
+
+
+async def renew(conn: AsyncConnection, owner: str, until: float) -> int:
+    return (await conn.execute(_RENEW, {"me": owner, "until": until})).rowcount
+
+
+async def take_expired(conn: AsyncConnection, owner: str, now: float, until: float, limit: int) -> list[Decision]:
+    """Unfinished decisions whose owner stopped renewing them, oldest first, now held by ``owner``."""
+    taken = []
+    for row in (await conn.execute(_EXPIRED, {"now": now, "limit": limit})).all():
+        if (await conn.execute(_TAKE, {"did": row.id, "now": now, "me": owner, "until": until})).rowcount == 1:
+            taken.append(Decision(row.key, row.kind, row.workspace, row.channel, row.thread_ts, row.message_ts,
+                                  row.user_id, row.entry_id, tuple(row.files or ()), row.created_at, row.id))
+    return taken
+
+
+async def finish(conn: AsyncConnection, ids: Sequence[int]) -> None:
+    await conn.execute(_FINISH, {"ids": list(ids)})
+
+
+async def forget(conn: AsyncConnection, ids: Sequence[int]) -> None:
+    await conn.execute(_FORGET, {"ids": list(ids)})
+
+
+async def release(conn: AsyncConnection, owner: str) -> None:
+    await conn.execute(_RELEASE, {"me": owner})
+
+
+async def pending_count(conn: AsyncConnection) -> int:
+    return len((await conn.execute(_PENDING)).all())
