@@ -38,7 +38,8 @@ def _port(value: str | None) -> int:
     if not value:
         return 3000
     if not value.strip().isdigit() or not 0 <= int(value) < 65536:
-        raise ConfigError("PORT", f"{value!r} is not a TCP port; use a number from 1 to 65535, e.g. PORT=3000 (0 picks a free one)")
+        raise ConfigError("PORT", f"{value!r} is not a TCP port; use a number from 1 to 65535, e.g. PORT=3000 "
+                                  "(0 picks a free one)")
     return int(value)
 
 
