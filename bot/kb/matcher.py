@@ -1,9 +1,12 @@
 """Find the KB entries a paste is about.
 
-Every entry's regex goes into one RE2 set, so a paste is scanned once in linear time however many
-entries there are; only the entries the set reports are searched again to locate their span.
-When no regex matches but the paste clearly carries an error line, a fuzzy comparison of that
-line against every signature and alias is tried instead.
+A paste is scanned once, case-folded, by one Aho-Corasick automaton holding every entry's required
+literals (:mod:`bot.kb.literals`); only the entries whose literal occurred run their RE2 regex, so
+the work per paste tracks what it contains, not how large the KB is, and memory stays bounded at
+50,000 entries (each regex is compiled when it is first needed, within its own RE2 budget, and
+kept in a bounded cache). Regexes without a usable literal are tried on every paste. Hits are
+ordered by :mod:`bot.kb.ranking`. When no regex hits, :mod:`bot.kb.fallback` may still name an
+entry from the paste's error lines, with a calibrated confidence.
 """
 
 from __future__ import annotations
@@ -12,43 +15,30 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
+import ahocorasick
 import re2
-from rapidfuzz import fuzz, process
 
-from bot.kb.entry import Entry, compile_regex
-from bot.kb.normalize import Normalized, normalize, strip_log_prefix
+from bot.kb.entry import Entry, Problem, compile_regex
+from bot.kb.fallback import MIN_CONFIDENCE, Fallback
+from bot.kb.literals import required_literals
+from bot.kb.normalize import Normalized, normalize
 from bot.kb.ranking import SEVERITY_RANK, Hit, cause_map, rank
+from bot.kb.seeds import SeedError
 from bot.kb.versions import applies, parse_constraints, revealed_versions
 
-# RE2's budget for the whole set; sized so 50,000 entry regexes compile and match without the DFA
-# running out of memory (which RE2 would report as "no match").
-SET_MAX_MEM = 2 << 30
-FUZZY_THRESHOLD = 0.82
-MAX_FUZZY_LINES = 12
-
-# Lines that announce an error even when no regex knows it: they gate the fuzzy fallback, so chat
-# that merely talks about errors stays silent.
-_ERROR_LINE = re.compile(
-    r"""^(?:
-        (?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Fault|Failure)(?::\s|:$|$)
-      | Exception\ in\ thread\x20
-      | Caused\ by:\x20
-      | FATAL(?:\ ERROR)?[:\]\s]
-      | (?:fatal|error|panic)(?:\[E\d{4}\])?:\x20
-      | npm\ (?:ERR!|error)\x20
-      | .*\bld\ returned\ \d+\ exit\ status
-      | .*\b(?:E|ERROR)\ \d{4}\b
-    )""",
-    re.VERBOSE,
-)
+COMPILED_CACHE = 2048  # compiled regexes kept (each within its RE2 budget)
+MAX_UNFILTERED = 2000  # regexes without a required literal that may be tried on every paste
 _FRAME_LINE = re.compile(r'^\s+(?:File "[^"]*", line \d+|at [\w$.<>/]+\(|\d+: 0x[0-9a-f]+)')
 _PY_FRAME = re.compile(r'^\s+File "[^"]*", line \d+')
-_DIGITS = re.compile(r"\d+")
 
 
-class MatcherError(Exception):
-    """The KB's regexes could not be compiled into one set (names the entry)."""
+class MatcherError(SeedError):
+    """The KB's regexes cannot be made into a matcher; one problem names the file or the cause."""
+
+    def __init__(self, file: str, message: str) -> None:
+        super().__init__([Problem(file, "regex", message)])
 
 
 @dataclass(frozen=True)
@@ -56,8 +46,8 @@ class Match:
     """One entry found in a paste."""
 
     entry_id: str
-    how: str  # "regex" | "fuzzy"
-    score: float
+    how: str  # "regex" | "fuzzy" (the retrieval fallback)
+    score: float  # 1.0 for a regex hit; the calibrated confidence for a fallback answer
     span: tuple[int, int]  # offsets into the paste as given
     line: str  # the plain-text line that matched
     in_frame: bool = False
@@ -65,52 +55,77 @@ class Match:
 
 
 class Matcher:
-    """All entry regexes compiled once; ``match`` ranks the entries a paste is about."""
+    """Every entry's regex behind one literal prefilter; ``match`` ranks the entries a paste is about."""
 
     def __init__(self, entries: Mapping[str, Entry]) -> None:
         self._ids: list[str] = []
         self._patterns: list[str] = []
-        options = re2.Options()
-        options.log_errors = False
-        options.max_mem = SET_MAX_MEM
-        self._set = re2.Set.SearchSet(options)
-        for entry in entries.values():
-            try:
-                index = self._set.Add(entry.regex)
-            except re2.error as exc:
-                raise MatcherError(f"{entry.source or entry.id}: regex: RE2 cannot compile it ({exc})") from exc
-            if index != len(self._ids):
-                raise MatcherError(f"{entry.id}: RE2 set index out of step")
+        self._unfiltered: list[int] = []
+        automaton = ahocorasick.Automaton()
+        for index, entry in enumerate(entries.values()):
             self._ids.append(entry.id)
             self._patterns.append(entry.regex)
-        self._constraints = {e.id: parse_constraints(e.versions) for e in entries.values() if e.versions}
-        self._severity = {e.id: SEVERITY_RANK[e.severity] for e in entries.values()}
+            if (reason := _syntax_error(entry.regex)) is not None:
+                raise MatcherError(entry.source or entry.id, f"RE2 cannot compile it ({reason})")
+            literals = required_literals(entry.regex)
+            if literals is None:
+                self._unfiltered.append(index)
+                continue
+            for literal in literals:
+                owners = automaton.get(literal, ())
+                automaton.add_word(literal, (*owners, index))
+        if len(self._unfiltered) > MAX_UNFILTERED:
+            raise MatcherError("seeds", f"{len(self._unfiltered)} regexes have no literal of 4 or more characters to "
+                                        f"filter on (at most {MAX_UNFILTERED} can be tried on every paste)")
+        if len(automaton):
+            automaton.make_automaton()
+        self._automaton = automaton
+        self._severity = [SEVERITY_RANK[e.severity] for e in entries.values()]
+        self._constraints = {i: parse_constraints(e.versions) for i, e in enumerate(entries.values()) if e.versions}
         self._causes = cause_map({e.id: (e.links("leads_to"), e.links("preceded_by")) for e in entries.values()})
-        if self._ids:
-            try:
-                self._set.Compile()
-            except re2.error as exc:
-                raise MatcherError(
-                    f"RE2 could not compile the set of {len(self._ids)} regexes within its memory budget"
-                ) from exc
-        self._fuzzy_choices: list[str] = []
-        self._fuzzy_owner: list[str] = []
-        for entry in entries.values():
-            for text in (entry.signature, *entry.aliases):
-                if text.strip():
-                    self._fuzzy_choices.append(_fuzzy_key(text))
-                    self._fuzzy_owner.append(entry.id)
-        self._compiled = lru_cache(maxsize=4096)(compile_regex)
+        self._sources = {e.id: e.source or e.id for e in entries.values()}
+        self._fallback = Fallback(entries)
+        self._init_cache()
+
+    def _init_cache(self) -> None:
+        self._compiled = lru_cache(maxsize=COMPILED_CACHE)(self._compile)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        del state["_compiled"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._init_cache()
 
     def __len__(self) -> int:
         return len(self._ids)
 
+    def _compile(self, index: int) -> re2._Regexp:
+        try:
+            return compile_regex(self._patterns[index])
+        except re2.error as exc:
+            raise MatcherError(self._sources[self._ids[index]], f"RE2 cannot compile it within its budget ({exc})") \
+                from None
+
+    def candidates(self, text: str) -> list[int]:
+        """Indices of the entries whose required literal occurs in ``text`` (plus the unfiltered)."""
+        found: set[int] = set(self._unfiltered)
+        if len(self._automaton):
+            seen: set[tuple[int, ...]] = set()
+            for _end, owners in self._automaton.iter(text.casefold()):
+                if owners not in seen:
+                    seen.add(owners)
+                    found.update(owners)
+        return sorted(found)
+
     def match(self, paste: str | Normalized, limit: int = 5) -> list[Match]:
-        """The entries ``paste`` is about, best first: regex hits, else fuzzy ones, else []."""
+        """The entries ``paste`` is about, best first: regex hits, else confident fallback ones, else []."""
         plain = paste if isinstance(paste, Normalized) else normalize(paste)
         hits = self._regex_hits(plain)
         if not hits:
-            hits = self._fuzzy_hits(plain)
+            hits = self._fallback_hits(plain)
         return hits[:limit]
 
     def _regex_hits(self, plain: Normalized) -> list[Match]:
@@ -118,63 +133,61 @@ class Matcher:
             return []
         hits: list[Hit] = []
         revealed: dict | None = None
-        for index in self._set.Match(plain.text) or ():
-            best = self._best_occurrence(self._patterns[index], plain)
+        for index in self.candidates(plain.text):
+            best = _best_occurrence(self._compiled(index), plain.text)
             if best is None:
                 continue
             start, end, in_frame = best
-            entry_id = self._ids[index]
             fits = True
-            if entry_id in self._constraints:
+            if index in self._constraints:
                 revealed = revealed_versions(plain.text) if revealed is None else revealed
-                fits = applies(self._constraints[entry_id], revealed)
-            hits.append(Hit(entry_id, start, end, in_frame, fits, self._severity[entry_id]))
+                fits = applies(self._constraints[index], revealed)
+            hits.append(Hit(self._ids[index], start, end, in_frame, fits, self._severity[index]))
         return [Match(h.entry_id, "regex", 1.0, plain.original_span(h.start, h.end), plain.line_at(h.start),
                       h.in_frame, h.version_fits) for h in rank(hits, plain.text, self._causes)]
 
-    def _best_occurrence(self, pattern: str, plain: Normalized) -> tuple[int, int, bool] | None:
-        best: tuple[bool, int, int, int, int] | None = None
-        for m in self._compiled(pattern).finditer(plain.text):
-            start, end = m.span()
-            # A hit that runs on past the frames into the raised error's line is not "in a frame".
-            in_frame = _in_frame(plain.text, start) and _in_frame(plain.text, max(start, end - 1))
-            key = (not in_frame, end - start, start, start, end)
-            if best is None or key > best:
-                best = key
-            if end == start:
+    def _fallback_hits(self, plain: Normalized) -> list[Match]:
+        out = []
+        for guess in self._fallback.guess(plain.text):
+            if guess.confidence < MIN_CONFIDENCE:
                 break
-        if best is None:
-            return None
-        return best[3], best[4], not best[0]
+            line = plain.line_at(guess.start)
+            out.append(Match(guess.entry_id, "fuzzy", guess.confidence,
+                             plain.original_span(guess.start, guess.start + len(line)), line))
+        return out
 
-    def _fuzzy_hits(self, plain: Normalized) -> list[Match]:
-        if not self._fuzzy_choices:
-            return []
-        lines = _error_lines(plain.text)
-        best: dict[str, Match] = {}
-        for start, line in lines:
-            query = _fuzzy_key(line)
-            for _choice, score, index in process.extract(
-                query, self._fuzzy_choices, scorer=_fuzzy_score, limit=3, score_cutoff=FUZZY_THRESHOLD * 100
-            ):
-                entry_id = self._fuzzy_owner[index]
-                found = Match(entry_id, "fuzzy", round(score / 100, 3),
-                              plain.original_span(start, start + len(plain.line_at(start))), plain.line_at(start))
-                if entry_id not in best or found.score > best[entry_id].score:
-                    best[entry_id] = found
-        return sorted(best.values(), key=lambda m: (m.score, m.span[0]), reverse=True)
+    @property
+    def fallback(self) -> Fallback:
+        return self._fallback
 
 
-def _fuzzy_key(text: str) -> str:
-    return _DIGITS.sub("0", text.strip().lower())[:300]
+def _syntax_error(pattern: str) -> str | None:
+    """RE2's parse error for ``pattern`` (parsing only: cheap, nothing is kept)."""
+    options = re2.Options()
+    options.log_errors = False
+    try:
+        re2.Set.SearchSet(options).Add(pattern)
+    except re2.error as exc:
+        reason = exc.args[0] if exc.args else str(exc)
+        return reason.decode("utf-8", "replace") if isinstance(reason, bytes) else str(reason)
+    return None
 
 
-def _fuzzy_score(query: str, choice: str, score_cutoff: float = 0, **_: object) -> float:
-    """Similarity of an error line to a signature: whole-string and word-order-free ratios agree."""
-    whole = fuzz.ratio(query, choice)
-    words = fuzz.token_sort_ratio(query, choice)
-    score = (whole + words) / 2
-    return score if score >= score_cutoff else 0.0
+def _best_occurrence(regex: re2._Regexp, text: str) -> tuple[int, int, bool] | None:
+    """The occurrence that best stands for the entry: off a stack frame, longest, latest."""
+    best: tuple[bool, int, int, int, int] | None = None
+    for m in regex.finditer(text):
+        start, end = m.span()
+        # A hit that runs on past the frames into the raised error's line is not "in a frame".
+        in_frame = _in_frame(text, start) and _in_frame(text, max(start, end - 1))
+        key = (not in_frame, end - start, start, start, end)
+        if best is None or key > best:
+            best = key
+        if end == start:
+            break
+    if best is None:
+        return None
+    return best[3], best[4], not best[0]
 
 
 def _in_frame(text: str, pos: int) -> bool:
@@ -188,15 +201,3 @@ def _in_frame(text: str, pos: int) -> bool:
         prev_start = text.rfind("\n", 0, start - 1) + 1
         return bool(_PY_FRAME.match(text[prev_start : start - 1]))
     return False
-
-
-def _error_lines(text: str) -> list[tuple[int, str]]:
-    """(offset, line) of the lines that announce an error, the last ones first (the raised error)."""
-    found: list[tuple[int, str]] = []
-    offset = 0
-    for raw in text.split("\n"):
-        line = strip_log_prefix(raw)
-        if line and len(line) < 500 and _ERROR_LINE.match(line):
-            found.append((offset, line))
-        offset += len(raw) + 1
-    return found[::-1][:MAX_FUZZY_LINES]

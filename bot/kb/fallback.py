@@ -1,0 +1,210 @@
+"""When no regex hits: find the entry whose wording is nearest to the paste's error lines.
+
+Only lines that announce an error (``…Error:``, ``FATAL``, ``panic:``, ``npm ERR!`` …) are queries,
+so chat that merely talks about errors stays silent. A query line and each entry's signature,
+aliases and the literal parts of its regex are reduced to words with numbers, hex, paths and URLs
+masked; quoted names in a query count only when an entry has them, and quoted names in a
+signature count only when the regex spells them out (``'NoneType'`` does, ``'data.csv'`` does not).
+Words are weighted by how rare they are among entries (squared IDF), and the raw score is how
+much of the entry's wording the line covers, times (less strongly) how much of the line it covers,
+halved when the exception types differ, and lowered when another entry fits the line nearly as well.
+``CALIBRATION`` turns that score into the share of answers that were right at that score on the
+calibration run (``bench/calibrate_fallback.py``); an answer is given only at ``MIN_CONFIDENCE``.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from array import array
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from bot.kb.entry import Entry
+from bot.kb.literals import literal_words
+from bot.kb.normalize import strip_log_prefix
+
+# (lowest raw score of a band, share of right answers in that band and above it, made monotone),
+# printed by bench/calibrate_fallback.py; an answer is given only where that share is ≥ 95%.
+CALIBRATION: tuple[tuple[float, float], ...] = (
+    (0.4, 0.132), (0.475, 0.263), (0.6, 0.343), (0.675, 0.382), (0.7, 0.593), (0.725, 0.635), (0.8, 0.698),
+    (0.85, 0.75), (0.875, 0.864), (0.925, 0.886), (0.95, 0.97),
+)
+MIN_CONFIDENCE = 0.95
+MAX_QUERY_LINES = 12
+AMBIGUITY_MARGIN = 0.15  # a runner-up closer than this lowers the best score ...
+AMBIGUITY_PENALTY = 2.0  # ... by this much per point of closeness
+LINE_COVERAGE_WEIGHT = 0.3  # the line may say more than a signature (values, context): that counts less
+UNKNOWN_WORD_WEIGHT = 0.3  # a word no entry has is often a value (a name, a host) ...
+QUOTED_WORD_WEIGHT = 0.5
+STOPWORD_SHARE = 0.3  # a word in more than this share of entries says nothing about which one
+
+_ERROR_LINE = re.compile(
+    r"""^(?:
+        (?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Fault|Failure)(?::\s|:$|$)
+      | Exception\ in\ thread\x20
+      | Caused\ by:\x20
+      | FATAL(?:\ ERROR)?[:\]\s]
+      | (?:fatal|error|panic)(?:\[E\d{4}\])?:\x20
+      | npm\ (?:ERR!|error)\x20
+      | .*\bld\ returned\ \d+\ exit\ status
+      | .*\b(?:E|ERROR)\ \d{4}\b
+    )""",
+    re.VERBOSE,
+)
+_EXCEPTION_TYPE = re.compile(r"^(?:[A-Za-z_][\w]*\.)*([A-Z]\w*(?:Error|Exception|Warning|Fault|Exit|Interrupt))\b")
+_MASK = re.compile(
+    r"""https?://\S+
+      | (?:[A-Za-z]:)?(?:[\\/][\w.@~+-]+){2,}[\\/]?
+      | \b0x[0-9a-fA-F]+\b | \b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b
+      | \d+""",
+    re.VERBOSE,
+)
+_QUOTED = re.compile(r"'([^'\n]{1,80})'|\"([^\"\n]{1,80})\"|`([^`\n]{1,80})`|‘([^’\n]{1,80})’|“([^”\n]{1,80})”")
+_WORD = re.compile(r"[^\W\d]\w+|[\u3400-\u9fff\uf900-\ufaff]+")
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+
+
+@dataclass(frozen=True)
+class Guess:
+    """A fallback answer: an entry, the calibrated confidence, and the error line it came from."""
+
+    entry_id: str
+    confidence: float
+    raw: float
+    start: int  # offset of the line in the plain text
+    line: str
+
+
+def words(text: str) -> list[str]:
+    """Lower-case words of ``text``; dotted names split; CJK runs as character bigrams."""
+    out: list[str] = []
+    for word in _WORD.findall(_MASK.sub(" ", text).lower()):
+        if _CJK.match(word):
+            out.extend(word[i : i + 2] for i in range(max(1, len(word) - 1)))
+        else:
+            out.append(word)
+    return out
+
+
+def split_quoted(text: str) -> tuple[str, list[str]]:
+    """``text`` with quoted spans removed, and the words inside them."""
+    quoted = [w for m in _QUOTED.finditer(text) for w in words(next(g for g in m.groups() if g is not None))]
+    return _QUOTED.sub(" ", text), quoted
+
+
+def exception_type(line: str) -> str | None:
+    m = _EXCEPTION_TYPE.match(line.strip())
+    return m.group(1).lower() if m else None
+
+
+def error_lines(text: str) -> list[tuple[int, str]]:
+    """(offset, line) of the lines that announce an error, the last ones first (the raised error)."""
+    found: list[tuple[int, str]] = []
+    offset = 0
+    for raw in text.split("\n"):
+        line = strip_log_prefix(raw)
+        if line and len(line) < 500 and _ERROR_LINE.match(line):
+            found.append((offset, line))
+        offset += len(raw) + 1
+    return found[::-1][:MAX_QUERY_LINES]
+
+
+def confidence(raw: float) -> float:
+    """The calibrated share of right answers at raw score ``raw`` (0 below the first band)."""
+    i = bisect.bisect_right([x for x, _ in CALIBRATION], raw) - 1
+    return CALIBRATION[i][1] if i >= 0 else 0.0
+
+
+class Fallback:
+    """An inverted index of every entry's wordings, weighted by squared IDF."""
+
+    def __init__(self, entries: Mapping[str, Entry]) -> None:
+        self._owner: list[int] = []  # doc -> entry index
+        self._ids: list[str] = []
+        self._types: list[str | None] = []  # doc -> exception type
+        self._token: dict[str, int] = {}
+        docs: list[set[int]] = []
+        df: dict[int, set[int]] = {}
+        for e_index, entry in enumerate(entries.values()):
+            self._ids.append(entry.id)
+            fixed = set(words(literal_words(entry.regex)))
+            texts = [(entry.signature, True), *((alias, False) for alias in entry.aliases),
+                     (literal_words(entry.regex), False)]
+            for text, example in texts:
+                if example:  # a signature's quoted names are examples unless the regex spells them out
+                    bare, quoted = split_quoted(text)
+                    tokens = [*words(bare), *(w for w in quoted if w in fixed or w.strip("_") in fixed)]
+                else:
+                    tokens = words(text)
+                ids = {self._token.setdefault(t, len(self._token)) for t in tokens}
+                if not ids:
+                    continue
+                docs.append(ids)
+                self._owner.append(e_index)
+                self._types.append(exception_type(text))
+                for t in ids:
+                    df.setdefault(t, set()).add(e_index)
+        n = max(1, len(self._ids))
+        self._max_weight = math.log(1 + n) ** 2
+        self._weight = array("d", [0.0]) * len(self._token)
+        for t, owners in df.items():
+            share = len(owners) / n
+            self._weight[t] = 0.0 if share > STOPWORD_SHARE and n >= 40 else math.log(1 + n / len(owners)) ** 2
+        self._postings: dict[int, array] = {}
+        self._doc_total = array("d")
+        for d, ids in enumerate(docs):
+            self._doc_total.append(sum(self._weight[t] for t in ids))
+            for t in ids:
+                if self._weight[t] > 0:
+                    self._postings.setdefault(t, array("I")).append(d)
+
+    def guess(self, text: str, exclude: str | None = None) -> list[Guess]:
+        """Entries for the error lines of ``text``, best first, however low their confidence.
+
+        A line that two entries fit about equally well says little about either: the best one's
+        score is lowered by how close the runner-up comes (``exclude`` leaves one entry out, as if
+        the KB did not hold it)."""
+        best: dict[str, Guess] = {}
+        for start, line in error_lines(text):
+            scored = [(e, raw) for e, raw in self._score(line, keep=4) if e != exclude]
+            for rank, (entry_id, raw) in enumerate(scored):
+                runner_up = max((r for i, (_e, r) in enumerate(scored) if i != rank), default=0.0)
+                raw = max(0.0, raw - AMBIGUITY_PENALTY * max(0.0, runner_up - raw + AMBIGUITY_MARGIN))
+                found = Guess(entry_id, round(confidence(raw), 3), round(raw, 4), start, line)
+                if entry_id not in best or found.raw > best[entry_id].raw:
+                    best[entry_id] = found
+        return sorted(best.values(), key=lambda g: (g.raw, g.start), reverse=True)
+
+    def _score(self, line: str, keep: int = 3) -> list[tuple[str, float]]:
+        bare, quoted = split_quoted(line)
+        required = {self._token.get(w, -1 - i): w for i, w in enumerate(words(bare))}
+        optional = {self._token[w] for w in quoted if w in self._token} - set(required)
+        query_total = sum(self._weight[t] if t >= 0 else self._max_weight * UNKNOWN_WORD_WEIGHT for t in required)
+        # a quoted name the query has counts half against an entry that lacks it, fully for one that has it
+        query_total += QUOTED_WORD_WEIGHT * sum(self._weight[t] for t in optional)
+        matched: dict[int, float] = {}
+        extra: dict[int, float] = {}
+        for t in required:
+            if t >= 0:
+                for d in self._postings.get(t, ()):
+                    matched[d] = matched.get(d, 0.0) + self._weight[t]
+        for t in optional:
+            for d in self._postings.get(t, ()):
+                matched[d] = matched.get(d, 0.0) + self._weight[t]
+                extra[d] = extra.get(d, 0.0) + (1 - QUOTED_WORD_WEIGHT) * self._weight[t]
+        kind = exception_type(line)
+        per_entry: dict[int, float] = {}
+        for d, hit in matched.items():
+            q = query_total + extra.get(d, 0.0)
+            if q <= 0 or self._doc_total[d] <= 0:
+                continue
+            raw = min(1.0, hit / q) ** LINE_COVERAGE_WEIGHT * min(1.0, hit / self._doc_total[d])
+            if kind and self._types[d] and self._types[d] != kind:
+                raw *= 0.5
+            owner = self._owner[d]
+            if raw > per_entry.get(owner, 0.0):
+                per_entry[owner] = raw
+        ranked = sorted(per_entry.items(), key=lambda item: item[1], reverse=True)[:keep]
+        return [(self._ids[e], raw) for e, raw in ranked]
