@@ -159,6 +159,7 @@ def evaluate(pastes: list[Paste], top: Callable[[str], str | None]) -> dict:
     clean: dict[str, Tally] = defaultdict(Tally)
     warned = Tally()
     misses = []
+    warned_misses = []
     for p in pastes:
         got = top(p.text())
         for key in ("all", p.domain) + (("zh",) if p.around == "zh" or _has_cjk(p.paste) else ()):
@@ -166,13 +167,17 @@ def evaluate(pastes: list[Paste], top: Callable[[str], str | None]) -> dict:
         if got != p.expected:
             misses.append((p, got))
         for warning in WARNINGS:
-            warned.add(p.expected, top(warning + "\n" + p.text()))
+            with_warning = top(warning + "\n" + p.text())
+            warned.add(p.expected, with_warning)
+            if p.expected is not None and got == p.expected and with_warning != p.expected:
+                warned_misses.append((p, with_warning, warning))
     return {
         "clean": clean["all"].figures(),
         "warning_in_front": warned.figures(),
         "chinese": clean["zh"].figures() if "zh" in clean else None,
         "domains": {d: t.figures() for d, t in sorted(clean.items()) if d not in ("all", "zh")},
         "_misses": misses,
+        "_warned_misses": warned_misses,
     }
 
 
@@ -248,6 +253,10 @@ def print_failures(report: dict) -> None:
         print(f"\n[{p.domain}] expected {p.expected}, got {got}   ({p.note})\n  {p.source}")
         for line in p.paste.splitlines()[-6:]:
             print(f"    | {line[:160]}")
+    warned = report["parts"]["tune"]["errkb"]["_warned_misses"]
+    print(f"\n== tune pastes right alone but not with a warning in front ({len(warned)}) ==")
+    for p, got, warning in sorted(warned, key=lambda m: (m[0].domain, m[0].source)):
+        print(f"\n[{p.domain}] expected {p.expected}, got {got} after: {warning.splitlines()[0][:90]}\n  {p.source}")
 
 
 def _public(value):
