@@ -1,14 +1,30 @@
-"""Load, validate and export a seeds directory (``<dir>/<domain>/<slug>.json``)."""
+"""Load, validate and export a seeds directory (``<dir>/<domain>/<slug>.json``).
+
+Loading validates every entry once and keeps a snapshot of the result, keyed by a hash of every
+seed file's path and bytes (and of the validating code): the next load of unchanged seeds reads
+the snapshot instead of validating again; any edited, added or removed file makes a new one. The
+snapshot is plain JSON in ``$ERRKB_CACHE`` (default ``~/.cache/errkb``; ``off`` disables it).
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from bot.kb import entry as entry_module
 from bot.kb.entry import Entry, Problem, dangling_links, validate_entry, validate_translations
 
 TRANSLATIONS_DIR = "_translations"
+CACHE_ENV = "ERRKB_CACHE"
+SNAPSHOT_FORMAT = "1"
+
+
+class Seeds(dict[str, Entry]):
+    """Entries by id that passed validation as a whole (what :func:`load_seeds` returns)."""
 
 
 class SeedError(Exception):
@@ -69,14 +85,85 @@ def read_seeds(directory: str | Path) -> tuple[dict[str, Entry], list[Problem]]:
     return entries, problems
 
 
-def load_seeds(directory: str | Path) -> dict[str, Entry]:
+def load_seeds(directory: str | Path) -> Seeds:
     """All entries of a valid seeds directory; raises :class:`SeedError` listing every problem."""
+    digest = _fingerprint(Path(directory))
+    cached = _read_snapshot(digest) if digest else None
+    if cached is not None:
+        return cached
     entries, problems = read_seeds(directory)
     if problems:
         raise SeedError(problems)
     if not entries:
         raise SeedError([Problem(str(directory), "", "contains no entries (expected <domain>/<slug>.json)")])
-    return entries
+    if digest:
+        _write_snapshot(digest, entries)
+    return Seeds(entries)
+
+
+def _cache_dir() -> Path | None:
+    configured = os.environ.get(CACHE_ENV)
+    if configured == "off":
+        return None
+    if configured:
+        return Path(configured)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "errkb"
+
+
+def _fingerprint(root: Path) -> str | None:
+    """A hash of every file the entries come from (path and bytes) and of the code that validates them."""
+    if _cache_dir() is None or not root.is_dir():
+        return None
+    digest = hashlib.sha256(f"{SNAPSHOT_FORMAT}\0{root.resolve()}\0".encode())
+    for module in (entry_module.__file__, __file__):
+        digest.update(Path(module).read_bytes())
+    schema = root / "entry.schema.json"
+    files = [*seed_files(root), *sorted((root / TRANSLATIONS_DIR).glob("*/*.json"))]
+    for path in ([schema] if schema.is_file() else []) + files:
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return None
+        digest.update(f"{path.relative_to(root)}\0{len(data)}\0".encode())
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def _snapshot_path(digest: str) -> Path | None:
+    cache = _cache_dir()
+    return cache / f"seeds-{digest[:32]}.json" if cache is not None else None
+
+
+def _read_snapshot(digest: str) -> Seeds | None:
+    path = _snapshot_path(digest)
+    try:
+        if path is None or not path.is_file():
+            return None
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("digest") != digest:
+            return None
+        return Seeds({raw["id"]: Entry(raw=raw, source=source, translations=translations or {})
+                      for raw, source, translations in data["entries"]})
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # unreadable or from another version: validate again
+
+
+def _write_snapshot(digest: str, entries: Mapping[str, Entry]) -> None:
+    path = _snapshot_path(digest)
+    if path is None:
+        return
+    data = {"digest": digest, "entries": [[e.raw, e.source, e.translations] for e in entries.values()]}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        for old in path.parent.glob("seeds-*.json"):
+            if old != path:
+                old.unlink(missing_ok=True)
+        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, delete=False, suffix=".tmp") as f:
+            json.dump(data, f, ensure_ascii=False)
+        os.replace(f.name, path)
+    except OSError:
+        pass  # a read-only cache only costs the next load its validation
 
 
 def entry_json(raw: dict) -> str:

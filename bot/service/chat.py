@@ -271,6 +271,7 @@ class ChatService:
 
     async def more(self, click: Click, via: Via) -> None:
         """The workarounds not yet posted in the clicked answer's thread (privately for an ephemeral one)."""
+        await self.writer.settled()  # the rows of messages just posted
         posted = await self.store.message_target(click.workspace, click.channel, click.ts) if click.ts else None
         if posted is not None and posted.thread_ts is not None:
             thread = await self.store.thread_messages(click.workspace, click.channel, posted.thread_ts)
@@ -296,6 +297,7 @@ class ChatService:
 
     async def translate(self, click: Click, via: Via) -> None:
         """The answer in the other language, privately to whoever clicked."""
+        await self.writer.settled()
         posted = await self.store.message_target(click.workspace, click.channel, click.ts) if click.ts else None
         shown = posted.locale if posted else await self.locales.locale_for(click.workspace, click.user, via)
         with i18n.use_locale("en" if shown == "zh" else "zh"):

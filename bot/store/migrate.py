@@ -4,22 +4,28 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import DBAPIError
 
 from bot.store.engine import Database
 
+if TYPE_CHECKING:
+    from alembic.config import Config
+
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+# The newest revision in migrations/versions (a test checks they agree). A database already there
+# opens without importing Alembic, which alone takes about half a second.
+HEAD = "0003"
 # Any constant will do: two processes starting at once on one PostgreSQL database take turns.
 _PG_LOCK_ID = 0x6572726B62  # "errkb"
 
 
 def alembic_config(connection: Connection | None = None) -> Config:
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     if connection is not None:
@@ -28,22 +34,31 @@ def alembic_config(connection: Connection | None = None) -> Config:
 
 
 def head_revision() -> str:
+    from alembic.script import ScriptDirectory
+
     head = ScriptDirectory.from_config(alembic_config()).get_current_head()
     assert head is not None
     return head
 
 
 def _upgrade(connection: Connection) -> str | None:
+    from alembic import command
+    from alembic.runtime.migration import MigrationContext
+
     command.upgrade(alembic_config(connection), "head")
     return MigrationContext.configure(connection).get_current_revision()
 
 
 def _current(connection: Connection) -> str | None:
+    from alembic.runtime.migration import MigrationContext
+
     return MigrationContext.configure(connection).get_current_revision()
 
 
 async def upgrade_database(db: Database) -> str:
     """Bring ``db`` to the newest schema in one transaction; returns the revision now applied."""
+    if await stored_revision(db) == HEAD:
+        return HEAD
 
     async def work(conn):  # type: ignore[no-untyped-def]
         if db.dialect == "postgresql":
@@ -54,6 +69,18 @@ async def upgrade_database(db: Database) -> str:
         return await conn.run_sync(_upgrade)
 
     return await db.write(work)
+
+
+async def stored_revision(db: Database) -> str | None:
+    """The revision ``alembic_version`` holds, read with plain SQL (None: no schema yet)."""
+
+    async def read(conn):  # type: ignore[no-untyped-def]
+        return (await conn.execute(text("SELECT version_num FROM alembic_version"))).scalar_one_or_none()
+
+    try:
+        return await db.read(read)
+    except DBAPIError:
+        return None
 
 
 async def current_revision(db: Database) -> str | None:

@@ -18,7 +18,7 @@ from bot.kb.feedback import EntryFeedback
 from bot.store import decisions, integrity, slack_state, stats, sync, votes
 from bot.store.engine import Database, unavailable
 from bot.store.export import crowd_raw
-from bot.store.migrate import head_revision, upgrade_database
+from bot.store.migrate import HEAD, upgrade_database
 from bot.store.targets import UnknownTarget
 from bot.store.views import (
     Decision,
@@ -139,7 +139,7 @@ class Store:
         async def revision(conn: AsyncConnection) -> str | None:
             return (await conn.execute(text("SELECT version_num FROM alembic_version"))).scalar_one_or_none()
         try:
-            return await self._db.read(revision) == head_revision()
+            return await self._db.read(revision) == HEAD
         except Exception:
             return False
 
