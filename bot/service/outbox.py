@@ -29,9 +29,9 @@ from bot.store.views import Decision
 
 log = logging.getLogger(__name__)
 
-LEASE = 10.0  # seconds a recorded decision stays with its process without a renewal
-RENEW_EVERY = 3.0
-SCAN_EVERY = 2.0
+LEASE = 6.0  # seconds a recorded decision stays with its process without a renewal
+RENEW_EVERY = 2.0
+SCAN_EVERY = 1.0
 MAX_AGE = 180.0  # seconds after which an answer is dropped rather than posted late
 WORKERS = 8
 
@@ -160,7 +160,7 @@ class Outbox:
         while not self._stopping:
             try:
                 now = self.clock()
-                if now - last_renew >= RENEW_EVERY:
+                if self._known and now - last_renew >= RENEW_EVERY:
                     await self.store.renew_decisions(self.owner, now + LEASE)
                     last_renew = now
                 for decision in await self.store.take_expired_decisions(self.owner, now + LEASE):

@@ -52,6 +52,10 @@ async def renew(conn: AsyncConnection, owner: str, until: float) -> int:
     return (await conn.execute(_RENEW, {"me": owner, "until": until})).rowcount
 
 
+async def any_expired(conn: AsyncConnection, now: float) -> bool:
+    return (await conn.execute(_EXPIRED, {"now": now, "limit": 1})).first() is not None
+
+
 async def take_expired(conn: AsyncConnection, owner: str, now: float, until: float, limit: int) -> list[Decision]:
     """Unfinished decisions whose owner stopped renewing them, oldest first, now held by ``owner``."""
     taken = []

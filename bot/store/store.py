@@ -173,6 +173,8 @@ class Store:
 
     async def take_expired_decisions(self, owner: str, lease_until: float, limit: int = 50) -> list[Decision]:
         """Unfinished decisions whose holder stopped renewing them, oldest first, now held by ``owner``."""
+        if not await self._db.read(partial(decisions.any_expired, now=self.clock())):
+            return []  # the usual case costs a read, not a write
         return await self._db.write(partial(decisions.take_expired, owner=owner, now=self.clock(),
                                             until=lease_until, limit=limit))
 

@@ -1,0 +1,101 @@
+"""The chat service in process: a real SQLite store, and an outlet that records plans instead of calling Slack."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import pytest
+
+from bot.diagnose import ErrkbService
+from bot.kb.knowledge import KnowledgeBase
+from bot.service import Author, ChatService, Fetched, Incoming, Via
+from bot.service.plans import Plan, Report, Sent, Thread
+from bot.store import Store
+
+REPO = Path(__file__).resolve().parents[2]
+NCCL_PASTE = (REPO / "bot" / "samples" / "nccl_traceback.txt").read_text(encoding="utf-8")
+
+
+class RecordingOutlet:
+    """Carries out plans by recording them; posts get increasing ts values."""
+
+    def __init__(self) -> None:
+        self.plans: list[Plan] = []
+        self.locales: dict[str, str] = {}
+        self.roots: dict[tuple[str, str], Fetched] = {}
+        self.refuse: set[str] = set()  # channels where every post fails for good
+        self._ts = 0
+
+    async def send(self, plan: Plan, via: Via, on_sent: Callable[[Sent], None] | None = None) -> Report:
+        from bot.service.plans import Failure
+
+        self.plans.append(plan)
+        report = Report()
+        for action in plan.actions:
+            if isinstance(action, Thread):
+                if action.channel in self.refuse:
+                    report.failures.append(Failure(action, "not_in_channel", True))
+                    continue
+                thread = action.thread_ts
+                for post in action.posts:
+                    self._ts += 1
+                    ts = f"1800000000.{self._ts:06d}"
+                    thread = thread or ts
+                    sent = Sent(action, post, ts, thread)
+                    report.sent.append(sent)
+                    if on_sent:
+                        on_sent(sent)
+        return report
+
+    async def read_files(self, file_ids: list[str], via: Via) -> str:
+        return ""
+
+    async def thread_root(self, channel: str, thread_ts: str, via: Via) -> Fetched | None:
+        return self.roots.get((channel, thread_ts))
+
+    async def user_locale(self, user: str, via: Via) -> str | None:
+        return self.locales.get(user, "en-US")
+
+    def via_for(self, workspace: str) -> Via:
+        return Via(None)
+
+    def threads(self) -> list[Thread]:
+        return [a for plan in self.plans for a in plan.actions if isinstance(a, Thread)]
+
+
+@pytest.fixture
+async def chat(tmp_path: Path, kb: KnowledgeBase, seeded_copy: Path) -> AsyncIterator[ChatService]:
+    store = await Store.open(f"sqlite+aiosqlite:///{seeded_copy}")
+    service = ChatService(ErrkbService(kb, store), store, RecordingOutlet(), update_delay=0.05)
+    service.start()
+    yield service
+    await service.stop(5)
+    await store.close()
+
+
+@pytest.fixture(scope="session")
+def seeded_store(tmp_path_factory: pytest.TempPathFactory, kb: KnowledgeBase) -> Path:
+    import asyncio
+
+    path = tmp_path_factory.mktemp("service") / "seeded.db"
+
+    async def seed() -> None:
+        store = await Store.open(f"sqlite+aiosqlite:///{path}")
+        await store.sync_entries(kb.entries)
+        await store.close()
+
+    asyncio.run(seed())
+    return path
+
+
+@pytest.fixture
+def seeded_copy(seeded_store: Path, tmp_path: Path) -> Path:
+    shutil.copy(seeded_store, tmp_path / "errkb.db")
+    return tmp_path / "errkb.db"
+
+
+def paste(text: str = NCCL_PASTE, channel: str = "C1", ts: str = "1700000000.000100", thread: str | None = None,
+          user: str = "U1", bot: bool = False) -> Incoming:
+    return Incoming("T1", channel, ts, thread or ts, Author(user, own=False, bot=bot), text)

@@ -1,0 +1,87 @@
+"""The chat service without HTTP: what it decides for messages, mentions and channel settings."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bot.service import Author, Fetched, Via
+from bot.store.views import Decision
+from tests.service.conftest import NCCL_PASTE, paste
+
+NCCL_ID = "pytorch/nccl-timeout-during-allreduce"
+
+
+async def settled(chat) -> None:
+    deadline = asyncio.get_running_loop().time() + 5
+    while len(chat.outbox) and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.01)
+    await chat.writer.settled()
+
+
+async def test_a_paste_becomes_one_threaded_answer_remembered_for_votes(chat):
+    await chat.message(paste(), Via(None))
+    await settled(chat)
+    (thread,) = chat.outlet.threads()
+    assert (thread.channel, thread.thread_ts) == ("C1", "1700000000.000100")
+    assert [p.about.workaround for p in thread.posts] == [None, 0, 2, 1]
+    stored = await chat.store.thread_messages("T1", "C1", "1700000000.000100")
+    assert [m.workaround for m in stored] == [None, 0, 2, 1]
+
+
+async def test_the_same_decision_recorded_twice_answers_once(chat):
+    await asyncio.gather(chat.message(paste(), Via(None)), chat.message(paste(), Via(None)))
+    await settled(chat)
+    assert len(chat.outlet.threads()) == 1
+
+
+async def test_chatter_is_not_even_looked_up(chat):
+    await chat.message(paste("morning! coffee?"), Via(None))
+    assert chat.outbox.counters.recorded == 0 and chat.outlet.plans == []
+
+
+async def test_a_channel_setting_changed_here_applies_at_once(chat):
+    await chat.message(paste(ts="1.1"), Via(None))  # caches the channel as auto
+    await chat.store.set_channel_mode("T1", "C1", "off")
+    await chat.message(paste(ts="1.2"), Via(None))  # elsewhere: this process trusts its cache for seconds
+    from bot.service.incoming import Command
+
+    await chat.command(Command("T1", "U1", "C1", "channel off", "k1"), Via(None, respond=_ignore))
+    await chat.message(paste(ts="1.3"), Via(None))
+    await settled(chat)
+    assert sorted(t.thread_ts for t in chat.outlet.threads()) == ["1.1", "1.2"]
+
+
+async def _ignore(**_kwargs) -> None:
+    return None
+
+
+async def test_a_refused_post_forgets_the_decision_so_the_thread_stays_answerable(chat):
+    chat.outlet.refuse.add("C1")
+    await chat.message(paste(), Via(None))
+    await settled(chat)
+    assert chat.outbox.counters.failed == 1
+    chat.outlet.refuse.clear()
+    await chat.message(paste(), Via(None))  # the edit, the retry, a mention: answered now
+    await settled(chat)
+    assert chat.outbox.counters.done == 1
+
+
+async def test_a_mention_in_a_thread_reads_its_first_message(chat):
+    chat.outlet.roots[("C1", "1.0")] = Fetched(NCCL_PASTE, Author("U2", own=False, bot=False))
+    await chat.mention(paste("what is this?", ts="1.5", thread="1.0"), Via(None))
+    await settled(chat)
+    threads = chat.outlet.threads()
+    assert threads[-1].thread_ts == "1.0" and threads[-1].posts[0].about.entry_id == NCCL_ID
+
+
+async def test_a_decision_left_by_a_dead_process_is_taken_over(chat):
+    """What another process recorded, then died holding (its lease ran out), is answered here."""
+    dead = Decision("answer:dead", "answer", "T1", "C2", "2.0", "2.0", "U1", NCCL_ID, (), chat.clock())
+    assert await chat.store.record_decision(dead, "dead-process", lease_until=chat.clock() - 1)
+    deadline = asyncio.get_running_loop().time() + 5
+    while not chat.outlet.threads() and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.05)
+    await settled(chat)
+    (thread,) = chat.outlet.threads()
+    assert (thread.channel, thread.thread_ts) == ("C2", "2.0") and chat.outbox.counters.recovered == 1
+    assert len(thread.posts) == 4  # without the matched line (the paste is gone), the same answer
