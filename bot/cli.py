@@ -24,6 +24,7 @@ from bot.render import json as json_render
 
 SAMPLE = Path(__file__).resolve().parent / "samples" / "nccl_traceback.txt"
 DEFAULT_FIXTURES = Path("tests/fixtures/pastes")
+ALL_MATCHES = 50
 
 
 class UsageError(Exception):
@@ -76,18 +77,22 @@ def _store_wanted(settings: Settings) -> bool:
 
 
 def cmd_diagnose(args: argparse.Namespace, settings: Settings) -> int:
+    if args.limit is not None and args.limit < 1:
+        raise UsageError(f"--limit must be 1 or more (got {args.limit}); --all shows every match")
+    limit = ALL_MATCHES if args.all else args.limit or 1
     paste = _read_input(args.file)
 
     async def work(service: ErrkbService):
-        return await service.diagnose(paste, limit=args.limit, record=False)
+        return await service.diagnose(paste, limit=limit, record=False)
 
     diagnosis = asyncio.run(_with_service(settings, _store_wanted(settings), work))
     if args.format == "json":
         _print_json(json_render.diagnosis_json(diagnosis))
     elif args.format == "blocks":
-        _print_json({"messages": [m for match in diagnosis.matches[:1] for m in blocks.diagnosis_messages(match)]})
+        _print_json({"messages": [blocks.answer_message(m.entry, m) for m in diagnosis.matches]})
     else:
-        print(text.render_diagnosis(diagnosis, color=sys.stdout.isatty()))
+        print(text.render_diagnosis(diagnosis, color=text.use_color(sys.stdout), width=text.terminal_width(),
+                                    details=args.details))
     return 0 if diagnosis.matches else 1
 
 
@@ -101,9 +106,9 @@ def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
     if args.format == "json":
         _print_json(json_render.entry_json(entry, i18n.current_locale()))
     elif args.format == "blocks":
-        _print_json({"messages": blocks.entry_messages(entry)})
+        _print_json({"messages": [blocks.answer_message(entry), blocks.details_message(entry)]})
     else:
-        print(text.render_entry(entry, color=sys.stdout.isatty()))
+        print(text.render_entry(entry, color=text.use_color(sys.stdout), width=text.terminal_width()))
     return 0
 
 
@@ -114,7 +119,7 @@ def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
     if args.format == "json":
         _print_json(json_render.search_json(results))
     else:
-        print(text.render_search(results, color=sys.stdout.isatty()))
+        print(text.render_search(results, color=text.use_color(sys.stdout)))
     return 0 if results else 1
 
 
@@ -169,7 +174,7 @@ def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
     for locale, diagnosis in asyncio.run(_with_service(settings, True, work)):
         print(f"━━━ --locale {locale} " + "━" * 40)
         with i18n.use_locale(locale):
-            print(text.render_diagnosis(diagnosis, color=sys.stdout.isatty()))
+            print(text.render_diagnosis(diagnosis, color=text.use_color(sys.stdout), width=text.terminal_width()))
         print()
     return 0
 
@@ -188,7 +193,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("diagnose", cmd_diagnose, "Find the error in a paste and explain it.", ("text", "json", "blocks"))
     p.add_argument("file", nargs="?", help="a file with the paste, or - for standard input")
-    p.add_argument("--limit", type=int, default=3, help="most matches to report")
+    p.add_argument("--limit", type=int, help="report up to N matches (default 1, the best)")
+    p.add_argument("--all", action="store_true", help="report every match")
+    p.add_argument("--details", action="store_true", help="every fix, what not to try, versions, docs, related")
     p = add("search", cmd_search, "Search the knowledge base.", ("text", "json"))
     p.add_argument("query")
     p.add_argument("--limit", type=int, default=10)

@@ -23,6 +23,7 @@ from bot.views import (
     Diagnosis,
     EntryView,
     MatchView,
+    RelatedView,
     SearchResultView,
     TopEntryView,
     TrustedWorkaroundView,
@@ -124,7 +125,9 @@ class ErrkbService:
             rate = feedback.success_rate(w.prior, confidence, tally)
             bound = feedback.rate_lower_bound(w.prior, confidence, tally)
             text, untranslated = _localized(w.action, w.text_zh, zh)
-            view = WorkaroundView(w.index, text, rate, tally.up, tally.down, untranslated, w.condition)
+            condition, cond_untranslated = _localized(w.condition, w.condition_zh, zh) if w.condition else ("", False)
+            view = WorkaroundView(w.index, text, rate, tally.up, tally.down, untranslated, condition, w.prior,
+                                  cond_untranslated)
             ranked.append((bound, -w.index, view))
         ranked.sort(key=lambda item: (item[0], item[1]), reverse=True)
         workarounds = [view for _bound, _i, view in ranked]
@@ -132,7 +135,9 @@ class ErrkbService:
         for d in entry.dead_ends:
             english = f"{d.action} — {d.why_fails}" if d.action and d.why_fails else (d.action or d.why_fails)
             text, untranslated = _localized(english, d.text_zh, zh)
-            dead_ends.append(DeadEndView(text, d.fail_rate, untranslated))
+            action, why = (d.action, d.why_fails) if not zh or untranslated else _split_dead_end(text)
+            condition, cond_untranslated = _localized(d.condition, d.condition_zh, zh) if d.condition else ("", False)
+            dead_ends.append(DeadEndView(text, d.fail_rate, untranslated, action, why, condition, cond_untranslated))
         dead_ends.sort(key=lambda d: d.fail_rate, reverse=True)
         signature, sig_untranslated = _localized(entry.signature, entry.signature_zh, zh)
         root_cause, rc_untranslated = _localized(entry.root_cause, entry.root_cause_zh, zh)
@@ -155,8 +160,15 @@ class ErrkbService:
             last_confirmed=confirmed,
             signature_untranslated=sig_untranslated,
             root_cause_untranslated=rc_untranslated,
-            related={k: [i for i in entry.links(k) if i in self.kb.entries] for k in GRAPH_LINKS if entry.links(k)},
+            related={k: [self._related(i, zh) for i in entry.links(k) if i in self.kb.entries]
+                     for k in GRAPH_LINKS if entry.links(k)},
+            voters=live.distinct_voters,
+            regex=entry.regex,
         )
+
+    def _related(self, entry_id: str, zh: bool) -> RelatedView:
+        entry = self.kb.entries[entry_id]
+        return RelatedView(entry_id, _localized(entry.signature, entry.signature_zh, zh)[0])
 
 
 def _localized(english: str, chinese: str | None, zh: bool) -> tuple[str, bool]:
@@ -166,6 +178,12 @@ def _localized(english: str, chinese: str | None, zh: bool) -> tuple[str, bool]:
     if chinese and chinese.strip():
         return chinese, False
     return english, True
+
+
+def _split_dead_end(text: str) -> tuple[str, str]:
+    """A Chinese dead end written as "what people try：why it fails" → its two parts."""
+    action, colon, why = text.partition("：")
+    return (action.strip(), why.strip()) if colon and action.strip() and why.strip() else ("", text)
 
 
 def _parse_date(value: object) -> dt.date | None:

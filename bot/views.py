@@ -8,9 +8,13 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class DeadEndView:
-    text: str
+    text: str  # the whole item: what people try and why it fails
     fail_rate: float
     untranslated: bool = False
+    action: str = ""  # what people try ("" when the KB gives only why it fails)
+    why: str = ""  # why it fails ("" when ``text`` cannot be split)
+    condition: str = ""
+    condition_untranslated: bool = False
 
 
 @dataclass(frozen=True)
@@ -22,6 +26,20 @@ class WorkaroundView:
     votes_down: int
     untranslated: bool = False
     condition: str = ""
+    prior: float | None = None  # the KB authors' estimate before any vote here
+    condition_untranslated: bool = False
+
+    @property
+    def votes(self) -> int:
+        return self.votes_up + self.votes_down
+
+
+@dataclass(frozen=True)
+class RelatedView:
+    """A related entry, named by its signature in the reader's locale."""
+
+    id: str
+    signature: str
 
 
 @dataclass(frozen=True)
@@ -42,7 +60,9 @@ class EntryView:
     last_confirmed: dt.date | None = None
     signature_untranslated: bool = False
     root_cause_untranslated: bool = False
-    related: dict[str, list[str]] = field(default_factory=dict)
+    related: dict[str, list[RelatedView]] = field(default_factory=dict)
+    voters: int = 0  # distinct people who voted on this entry here
+    regex: str = ""  # what finds the error in a line (to quote the reader's decisive part)
 
     def workaround(self, index: int) -> WorkaroundView | None:
         return next((w for w in self.workarounds if w.index == index), None)

@@ -42,7 +42,48 @@ def test_diagnose_json_in_chinese(capsys):
 
 def test_diagnose_text_for_a_japanese_locale_is_english(capsys):
     code, out, _ = run(capsys, "diagnose", str(SAMPLE), "--locale", "ja-JP")
-    assert code == 0 and "Root cause" in out and "根本原因" not in out
+    assert code == 0 and "Cause: " in out and "原因" not in out
+
+
+@pytest.mark.parametrize(("locale", "best", "hint"), [
+    ("en", "Try first: ", "2 other fixes, what not to try and docs: add --details"),
+    ("zh", "先试这个：", "还有 2 个方案、哪些别试和文档：加 --details 查看"),
+])
+def test_diagnose_prints_the_compact_answer_and_details_on_request(capsys, locale, best, hint):
+    code, out, _ = run(capsys, "diagnose", str(SAMPLE), "--locale", locale)
+    assert code == 0 and out.count(best) == 1 and hint in out and "2. " not in out
+    code, details, _ = run(capsys, "diagnose", str(SAMPLE), "--locale", locale, "--details")
+    assert code == 0 and "1. " in details and "2. " in details and "3. " in details and "✗ " in details
+
+
+def test_one_match_by_default_more_with_limit_or_all(capsys, tmp_path):
+    paste = tmp_path / "two.txt"
+    paste.write_text("ModuleNotFoundError: No module named 'torch'\n"
+                     "RuntimeError: [torch.distributed] AllReduce timed out in rank 3 (timeout: 600)\n", encoding="utf-8")
+    counts = {}
+    for extra in ((), ("--limit", "2"), ("--all",)):
+        code, out, _ = run(capsys, "diagnose", str(paste), "--format", "json", *extra)
+        counts[extra] = len(json.loads(out)["matches"])
+        assert code == 0
+    assert counts[()] == 1 and counts[("--limit", "2")] == 2 and counts[("--all",)] >= 2
+
+
+def test_limit_0_is_a_usage_error(capsys):
+    code, out, err = run(capsys, "diagnose", str(SAMPLE), "--limit", "0")
+    assert code == 2 and out == "" and "--limit must be 1 or more" in err
+
+
+def test_no_color_is_honoured_on_a_terminal():
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "60"}
+    script = ("import pty, sys; sys.exit(pty.spawn([sys.executable, '-m', 'bot.cli', 'diagnose', "
+              f"{str(SAMPLE)!r}]) >> 8)")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, cwd=REPO, env=env, timeout=120)
+    assert b"Try first" in proc.stdout and b"\x1b[" not in proc.stdout
+    del env["NO_COLOR"]
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, cwd=REPO, env=env, timeout=120)
+    assert b"\x1b[1m" in proc.stdout
+    assert max(len(line.decode().replace("\x1b[1m", "").replace("\x1b[0m", "").replace("\x1b[2m", "")
+                   .replace("\x1b[32m", "").replace("\x1b[36m", "")) for line in proc.stdout.splitlines()) <= 61
 
 
 def test_nothing_matched_exits_1(capsys, tmp_path):
@@ -65,7 +106,8 @@ def test_bad_usage_exits_2(capsys):
 def test_blocks_format_prints_slack_messages(capsys):
     code, out, _ = run(capsys, "diagnose", str(SAMPLE), "--format", "blocks")
     messages = json.loads(out)["messages"]
-    assert code == 0 and messages[0]["blocks"][0]["type"] == "header" and len(messages) == 4
+    assert code == 0 and len(messages) == 1 and messages[0]["blocks"][0]["type"] == "section"
+    assert "errkb_vote_up" in out and "errkb_other_fixes" in out
 
 
 def test_invalid_utf8_on_stdin_is_replaced_not_fatal():

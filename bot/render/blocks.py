@@ -1,8 +1,11 @@
 """Views → Slack Block Kit messages, within Slack's limits.
 
-A diagnosis is posted as one message for the diagnosis itself and one per top workaround, so each
-workaround can carry its own 👍/👎 reactions. Every text taken from a paste is escaped, so it can
-never form a link or a ``<!channel>`` broadcast.
+An answer is one compact message (:func:`answer_message`): the error in plain words with the
+reader's own line, the cause in a sentence or two, the best fix with where its number comes from,
+and buttons for the rest. 👍/👎 on it vote for the fix it shows. *Other fixes* become one reactable
+message each (:func:`fix_message`); *Why / what not to try* is shown to whoever asked
+(:func:`details_message`). Every text taken from a paste is escaped, so it can never form a link
+or a ``<!channel>`` broadcast, and every message is passed through :func:`bot.render.mask.mask_tree`.
 """
 
 from __future__ import annotations
@@ -10,8 +13,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bot.i18n import _, current_locale, fmt_number, ngettext
-from bot.render import labels
+from bot.i18n import _, current_locale, fmt_number, fmt_percent, ngettext
+from bot.render import labels, summary
+from bot.render.mask import mask_tree
 from bot.views import EntryView, HomeView, MatchView, SearchResultView, UsageView, WorkaroundView
 
 SECTION_LIMIT = 3000
@@ -26,6 +30,12 @@ ACTION_MORE = "errkb_more_workarounds"
 ACTION_TRANSLATE = "errkb_translate"
 ACTION_POST = "errkb_post_entry"
 ACTION_HOME_LOCALE = "errkb_home_locale"
+ACTION_OTHER_FIXES = "errkb_other_fixes"
+ACTION_DETAILS = "errkb_details"
+ACTION_OVERFLOW = "errkb_answer_menu"  # its options: OPTION_WRONG_ERROR
+ACTION_SHOW = "errkb_show_entry"
+OPTION_WRONG_ERROR = "wrong_error"
+RELATED_PER_KIND = 5
 
 Message = dict[str, Any]
 
@@ -59,12 +69,124 @@ def _mark(untranslated: bool) -> str:
     return f" _{labels.untranslated_mark()}_" if untranslated else ""
 
 
+def _inline_code(text: str) -> str:
+    return "`" + escape(text.replace("`", "ʼ")) + "`"
+
+
 def _code(line: str) -> str:
     return "```" + escape(_clip(line.replace("```", "ʼʼʼ"), 1000)) + "```"
 
 
 def vote_value(entry_id: str, index: int) -> str:
     return json.dumps({"entry": entry_id, "workaround": index}, separators=(",", ":"))
+
+
+def menu_value(entry_id: str, option: str) -> str:
+    """An overflow option's value: what was chosen, about which entry (within Slack's 150 chars)."""
+    return json.dumps({"entry": entry_id, "option": option}, separators=(",", ":"))[:150]
+
+
+def _message(fallback: str, blocks: list[dict[str, Any]]) -> Message:
+    return mask_tree({"text": _clip(fallback, SECTION_LIMIT), "blocks": blocks[:MAX_BLOCKS]})
+
+
+def _other_language_button(entry_id: str) -> dict[str, Any]:
+    other = "English" if current_locale() == "zh" else "中文"
+    return _button(other, ACTION_TRANSLATE, entry_id)
+
+
+def _fix_text(workaround: WorkaroundView) -> str:
+    text = escape(workaround.text) + _mark(workaround.untranslated)
+    if workaround.condition:
+        text += " _" + escape(labels.condition_text(workaround.condition, workaround.condition_untranslated)) + "_"
+    return text
+
+
+def _vote_buttons(entry: EntryView, workaround: WorkaroundView) -> list[dict[str, Any]]:
+    value = vote_value(entry.id, workaround.index)
+    return [_button("👍 " + _("Worked"), ACTION_VOTE_UP, value, "primary"),
+            _button("👎 " + _("Didn't work"), ACTION_VOTE_DOWN, value)]
+
+
+def answer_message(entry: EntryView, match: MatchView | None = None, private: bool = False,
+                   other_language: bool = True) -> Message:
+    """The one compact answer: headline with the reader's line, cause, best fix, buttons.
+
+    ``private`` (an ephemeral answer) carries no reaction prompt, since Slack allows no reactions
+    there; its buttons vote. ``other_language`` False leaves out the language button (an answer
+    already shown in the other language offers it once, not again).
+    """
+    name = labels.headline(entry, match)
+    lines = [f"*{escape(name)}*"]
+    if match is not None:
+        lines.append("> " + _inline_code(summary.quote(match.line, match.entry.regex)))
+    cause = escape(summary.first_sentences(entry.root_cause)) + _mark(entry.root_cause_untranslated)
+    lines.append(labels.labelled(f"*{labels.heading('cause')}*", cause))
+    blocks: list[dict[str, Any]] = [_section("\n".join(lines))]
+    best = entry.workarounds[0] if entry.workarounds else None
+    if best is not None:
+        blocks.append(_section(labels.labelled(f"*{labels.heading('best_fix')}*", _fix_text(best))))
+        blocks.append(_context(labels.success_text(best, entry.verification_tier)))
+    buttons = _vote_buttons(entry, best) if best is not None else []
+    if len(entry.workarounds) > 1:
+        buttons.append(_button(labels.more_fixes_label(len(entry.workarounds) - 1), ACTION_OTHER_FIXES, entry.id))
+    buttons.append(_button(_("Why / what not to try"), ACTION_DETAILS, entry.id))
+    if other_language:
+        buttons.append(_other_language_button(entry.id))
+    buttons.append({
+        "type": "overflow", "action_id": ACTION_OVERFLOW,
+        "options": [{"text": {"type": "plain_text", "text": _clip(_("Wrong error? Tell us"), BUTTON_TEXT_LIMIT)},
+                     "value": menu_value(entry.id, OPTION_WRONG_ERROR)}],
+    })
+    blocks.append({"type": "actions", "elements": buttons})
+    if best is not None and not private:
+        blocks.append(_context(_("👍 or 👎 on this message votes for this fix.")))
+    fallback = f"{name} — {best.text}" if best is not None else name
+    return _message(fallback, blocks)
+
+
+def fix_message(entry: EntryView, workaround: WorkaroundView, rank: int, private: bool = False) -> Message:
+    """One of the other fixes, numbered after the first, with its evidence and vote buttons."""
+    blocks = [
+        _section(f"*{fmt_number(rank)}.* {_fix_text(workaround)}"),
+        _context(labels.success_text(workaround, entry.verification_tier)),
+        {"type": "actions", "elements": _vote_buttons(entry, workaround)},
+    ]
+    if not private:
+        blocks.append(_context(_("👍 or 👎 on this message votes for this fix.")))
+    return _message(f"{rank}. {workaround.text}", blocks)
+
+
+def other_fix_messages(entry: EntryView, private: bool = False) -> list[tuple[Message, int]]:
+    """Every fix after the first, ranked, each with the workaround index it votes for."""
+    return [(fix_message(entry, w, rank, private), w.index) for rank, w in enumerate(entry.workarounds[1:], 2)]
+
+
+def details_message(entry: EntryView) -> Message:
+    """*Why / what not to try*: the whole cause, the dead ends, versions, docs, related errors."""
+    name = summary.plain_name(entry.signature)
+    blocks: list[dict[str, Any]] = [
+        _section(f"*{escape(name)}*\n" + labels.labelled(f"*{labels.heading('cause')}*", escape(entry.root_cause)
+                                                          + _mark(entry.root_cause_untranslated))),
+    ]
+    if entry.dead_ends:
+        lines = [f"• {escape(labels.dead_end_text(d))}" for d in entry.dead_ends]
+        blocks.append(_section(f"*{labels.heading('dead_ends')}*\n" + "\n".join(lines)))
+    facts = []
+    if entry.versions:
+        facts.append(labels.labelled(f"*{labels.heading('versions')}*", escape(", ".join(entry.versions))))
+    if entry.official_doc_url:
+        url = entry.official_doc_url
+        facts.append(labels.labelled(f"*{labels.heading('docs')}*", f"<{url}|{escape(_clip(url, 80))}>"))
+    facts.append(labels.labelled(f"*{labels.heading('trust')}*", escape(labels.trust_text(entry))))
+    blocks.append(_context(*facts))
+    for kind, related in entry.related.items():
+        if not related:
+            continue
+        blocks.append(_context(f"*{labels.related_label(kind)}*"))
+        blocks.append({"type": "actions", "elements": [
+            _button(summary.plain_name(r.signature), ACTION_SHOW, r.id) for r in related[:RELATED_PER_KIND]]})
+    return _message(f"{name} — {entry.root_cause}", blocks)
 
 
 def diagnosis_message(entry: EntryView, match: MatchView | None = None, translate_button: bool = True) -> Message:
@@ -87,8 +209,8 @@ def diagnosis_message(entry: EntryView, match: MatchView | None = None, translat
     if entry.official_doc_url:
         url = entry.official_doc_url
         facts.append(f"*{labels.heading('docs')}:* <{url}|{escape(_clip(url, 80))}>")
-    for kind, ids in entry.related.items():
-        facts.append(f"*{labels.related_label(kind)}:* " + ", ".join(f"`{i}`" for i in ids))
+    for kind, related in entry.related.items():
+        facts.append(f"*{labels.related_label(kind)}:* " + ", ".join(escape(r.signature) for r in related))
     if facts:
         blocks.append(_context(*facts[:10]))
     blocks.append(_context(f"*{labels.heading('trust')}:* {labels.trust_text(entry)} · `{entry.id}`"))
@@ -115,7 +237,7 @@ def workaround_message(entry: EntryView, workaround: WorkaroundView, rank: int, 
         buttons.append(_button(label, ACTION_MORE, entry.id))
     blocks = [
         _section(text),
-        _context(f"{labels.success_text(workaround)} · {labels.votes_text(workaround)}",
+        _context(f"{labels.success_text(workaround, entry.verification_tier)} · {labels.votes_text(workaround)}",
                  _("React 👍 if this worked for you, 👎 if it didn't.")),
         {"type": "actions", "elements": buttons},
     ]
@@ -201,8 +323,8 @@ def help_message(lead: str | None = None) -> Message:
 
 def vote_receipt(workaround: WorkaroundView) -> Message:
     """Shown privately after a vote on a message that cannot be updated in place (an ephemeral one)."""
-    text = _("Thanks, your vote is counted. This workaround now {rate} ({votes}).").format(
-        rate=labels.success_text(workaround), votes=labels.votes_text(workaround))
+    text = _("Thanks, your vote is counted: {people}, {rate} in all.").format(
+        people=labels.people_text(workaround), rate=fmt_percent(workaround.success_rate))
     return notice(text)
 
 
@@ -219,7 +341,7 @@ def _usage_blocks(usage: UsageView) -> list[dict[str, Any]]:
     blocks.append(_section(f"*{trusted}*"))
     if usage.trusted:
         lines = [f"• {escape(_clip(t.workaround.text, 300))}{_mark(t.workaround.untranslated)}\n"
-                 f"    _{escape(t.signature)}_ · {labels.success_text(t.workaround)}"
+                 f"    _{escape(t.signature)}_ · {labels.people_text(t.workaround)}"
                  f" · {labels.votes_text(t.workaround)}"
                  for t in usage.trusted]
         blocks.append(_section("\n".join(lines)))

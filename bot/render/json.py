@@ -1,9 +1,17 @@
-"""Views → the JSON contract of ARCHITECTURE.md (texts already in the chosen locale)."""
+"""Views → the JSON contract of ARCHITECTURE.md (texts already in the chosen locale).
+
+Beyond the contract's fields, each workaround says where its rate comes from (``rate_basis``:
+``estimate`` by the KB's authors, or ``estimate_and_votes``), the estimate and who made it, and the
+same sentence the other formats show (``evidence``); a match gives its ``headline`` (``looks like``
+for a fallback match) and the ``quote`` of the reader's line. Every text is credential-masked.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from bot.render import labels, summary
+from bot.render.mask import mask_tree
 from bot.views import Diagnosis, EntryView, MatchView, SearchResultView
 
 
@@ -15,13 +23,21 @@ def _entry_fields(entry: EntryView) -> dict[str, Any]:
     return {
         "signature": entry.signature,
         "root_cause": entry.root_cause,
-        "dead_ends": [{"text": d.text, "fail_rate": _rate(d.fail_rate)} for d in entry.dead_ends],
+        "dead_ends": [
+            {"text": d.text, "fail_rate": _rate(d.fail_rate), "action": d.action, "why": d.why,
+             "condition": d.condition, "summary": labels.dead_end_text(d)}
+            for d in entry.dead_ends
+        ],
         "workarounds": [
             {"index": w.index, "text": w.text, "success_rate": _rate(w.success_rate),
-             "votes_up": w.votes_up, "votes_down": w.votes_down}
+             "votes_up": w.votes_up, "votes_down": w.votes_down,
+             "condition": w.condition, "rate_basis": labels.rate_basis(w),
+             "estimated_rate": None if w.prior is None else _rate(w.prior),
+             "estimated_by": entry.verification_tier, "evidence": labels.success_text(w, entry.verification_tier)}
             for w in entry.workarounds
         ],
         "evidence_count": entry.evidence_count,
+        "voters_here": entry.voters,
         "official_doc_url": entry.official_doc_url,
     }
 
@@ -33,17 +49,19 @@ def match_json(match: MatchView) -> dict[str, Any]:
         "score": _rate(match.score),
         "span": [match.span[0], match.span[1]],
         "line": match.line,
+        "headline": labels.headline(match.entry, match),
+        "quote": summary.quote(match.line, match.entry.regex),
         **_entry_fields(match.entry),
     }
 
 
 def diagnosis_json(diagnosis: Diagnosis) -> dict[str, Any]:
-    return {"locale": diagnosis.locale, "matches": [match_json(m) for m in diagnosis.matches]}
+    return mask_tree({"locale": diagnosis.locale, "matches": [match_json(m) for m in diagnosis.matches]})
 
 
 def entry_json(entry: EntryView, locale: str) -> dict[str, Any]:
     """One entry with live rates; a superset of a match's entry fields."""
-    return {
+    return mask_tree({
         "locale": locale,
         "id": entry.id,
         **_entry_fields(entry),
@@ -53,14 +71,16 @@ def entry_json(entry: EntryView, locale: str) -> dict[str, Any]:
         "resolvable": entry.resolvable,
         "versions": entry.versions,
         "last_confirmed": entry.last_confirmed.isoformat() if entry.last_confirmed else None,
-        "related": entry.related,
-    }
+        "related": {kind: [r.id for r in related] for kind, related in entry.related.items()},
+        "related_entries": [{"id": r.id, "kind": kind, "title": summary.plain_name(r.signature)}
+                            for kind, related in entry.related.items() for r in related],
+    })
 
 
 def search_json(results: list[SearchResultView]) -> dict[str, Any]:
-    return {
+    return mask_tree({
         "results": [
             {"id": r.id, "score": r.score, "signature": r.signature, "domain": r.domain, "reasons": r.reasons}
             for r in results
         ]
-    }
+    })

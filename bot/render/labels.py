@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from bot.i18n import _, fmt_date, fmt_number, fmt_percent, ngettext
-from bot.views import EntryView, MatchView, WorkaroundView
+from bot.render.summary import plain_name
+from bot.views import DeadEndView, EntryView, MatchView, WorkaroundView
 
 
 def tier_label(tier: str) -> str:
@@ -24,12 +25,86 @@ def untranslated_mark() -> str:
     return _("(untranslated)")
 
 
+def source_label(tier: str) -> str:
+    """Who estimated a rate before any vote here, in a word or two."""
+    names = {
+        "ai_generated": _("AI-drafted"),
+        "human_reviewed": _("maintainer-reviewed"),
+        "community_verified": _("community-verified"),
+        "expert_verified": _("expert-verified"),
+    }
+    return names.get(tier, tier)
+
+
 def fail_rate_text(rate: float) -> str:
-    return _("fails {rate} of the time").format(rate=fmt_percent(rate))
+    return _("fails ~{rate}").format(rate=fmt_percent(rate))
 
 
-def success_text(w: WorkaroundView) -> str:
-    return _("works in {rate} of reports").format(rate=fmt_percent(w.success_rate))
+def rate_basis(w: WorkaroundView) -> str:
+    """Where a workaround's rate comes from: ``estimate`` (the KB's authors), ``votes`` or both."""
+    if not w.votes:
+        return "estimate"
+    return "votes" if w.prior is None else "estimate_and_votes"
+
+
+def success_text(w: WorkaroundView, tier: str = "ai_generated") -> str:
+    """The rate and where it comes from: the authors' estimate, votes here, or both."""
+    prior = w.success_rate if w.prior is None else w.prior
+    if not w.votes:
+        return _("estimated {rate}, {source}, no votes here yet").format(rate=fmt_percent(prior),
+                                                                        source=source_label(tier))
+    people = people_text(w)
+    if w.prior is None:
+        return people
+    return _("{people}; {rate} with the {source} estimate of {prior}").format(
+        people=people, rate=fmt_percent(w.success_rate), source=source_label(tier), prior=fmt_percent(w.prior))
+
+
+def people_text(w: WorkaroundView) -> str:
+    """Team votes only: "worked for 7 of 9 people here"."""
+    return ngettext("worked for {up} of {n} person here", "worked for {up} of {n} people here", w.votes).format(
+        up=fmt_number(w.votes_up), n=fmt_number(w.votes))
+
+
+def dead_end_text(d: DeadEndView) -> str:
+    """"Tried X → fails because Y (fails ~90%)"; just the reason when the KB names no action."""
+    rate = fail_rate_text(d.fail_rate)
+    if d.action and d.why:
+        line = _("Tried {action} → fails because {why} ({rate})").format(
+            action=d.action.rstrip(" .。"), why=_lower_first(d.why.rstrip(" .。")), rate=rate)
+    else:
+        line = _("{why} ({rate})").format(why=(d.why or d.text).rstrip(" .。"), rate=rate)
+    if d.condition:
+        line += " " + condition_text(d.condition, d.condition_untranslated)
+    return line + (f" {untranslated_mark()}" if d.untranslated else "")
+
+
+def condition_text(condition: str, untranslated: bool = False) -> str:
+    mark = f" {untranslated_mark()}" if untranslated else ""
+    return _("(when: {condition})").format(condition=condition + mark)
+
+
+def _lower_first(text: str) -> str:
+    if len(text) > 1 and text[0].isupper() and text[1].islower():
+        return text[0].lower() + text[1:]
+    return text
+
+
+def headline(entry: EntryView, match: MatchView | None = None) -> str:
+    """The error in plain words; a fallback ("fuzzy") match says it only looks like it."""
+    name = plain_name(entry.signature)
+    if match is not None and match.how == "fuzzy":
+        return _("Looks like {name} ({score} similar)").format(name=name, score=fmt_percent(match.score))
+    return name
+
+
+def labelled(label: str, text: str) -> str:
+    """``Label: text`` with the locale's punctuation (``原因：…`` in Chinese)."""
+    return _("{label}: {text}").format(label=label, text=text)
+
+
+def more_fixes_label(n: int) -> str:
+    return ngettext("Other fix ({n})", "Other fixes ({n})", n).format(n=fmt_number(n))
 
 
 def votes_text(w: WorkaroundView) -> str:
@@ -44,12 +119,17 @@ def how_matched(match: MatchView) -> str:
     return _("exact match")
 
 
+def voters_text(entry: EntryView) -> str:
+    if not entry.voters:
+        return _("no votes here yet")
+    return ngettext("{n} person voted here", "{n} people voted here", entry.voters).format(n=fmt_number(entry.voters))
+
+
 def trust_text(entry: EntryView) -> str:
     parts = [
         tier_label(entry.verification_tier),
         _("confidence {rate}").format(rate=fmt_percent(entry.confidence)),
-        ngettext("{n} report", "{n} reports", entry.evidence_count).format(n=fmt_number(entry.evidence_count)),
-        _("fixes work {rate} overall").format(rate=fmt_percent(entry.fix_success_rate)),
+        voters_text(entry),
         resolvable_label(entry.resolvable),
     ]
     if entry.last_confirmed:
@@ -68,8 +148,12 @@ def related_label(kind: str) -> str:
 def heading(name: str) -> str:
     return {
         "root_cause": _("Root cause"),
-        "dead_ends": _("Dead ends (what usually fails)"),
-        "workarounds": _("Workarounds (best first)"),
+        "dead_ends": _("What not to try"),
+        "workarounds": _("Fixes, best first"),
+        "cause": _("Cause"),
+        "best_fix": _("Try first"),
+        "other_fixes": _("Other fixes"),
+        "related": _("Related errors"),
         "versions": _("Applies to"),
         "docs": _("Docs"),
         "trust": _("Trust"),

@@ -1,65 +1,174 @@
-"""Views → readable terminal text (colour only when the output is a terminal)."""
+"""Views → readable terminal text: the compact answer by default, the details on request.
+
+Lines are wrapped to the terminal's width (Chinese characters count two columns), colour is used
+only on a terminal and never when ``NO_COLOR`` is set, and every output is credential-masked.
+"""
 
 from __future__ import annotations
 
-from bot.i18n import _, fmt_number
-from bot.render import labels
-from bot.views import Diagnosis, EntryView, MatchView, SearchResultView
+import os
+import re
+import shutil
+from typing import IO
+
+from wcwidth import wcswidth
+
+from bot.i18n import _, fmt_number, ngettext
+from bot.render import labels, summary
+from bot.render.mask import mask
+from bot.views import Diagnosis, EntryView, MatchView, SearchResultView, WorkaroundView
 
 _BOLD, _DIM, _RED, _GREEN, _CYAN, _RESET = "\x1b[1m", "\x1b[2m", "\x1b[31m", "\x1b[32m", "\x1b[36m", "\x1b[0m"
+DEFAULT_WIDTH = 100
+_CJK = "\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef"
+# A run of spaces, one CJK character (with the punctuation that must not start a line), or a word.
+_TOKEN = re.compile(rf"\s+|[{_CJK}][，。；：、！？）」』》]*|[^\s{_CJK}]+[，。；：、！？）」』》]*")
 
 
-class _Style:
-    def __init__(self, color: bool) -> None:
-        self.color = color
+def use_color(stream: IO[str]) -> bool:
+    """Colour on a terminal, unless ``NO_COLOR`` asks for none (https://no-color.org)."""
+    return stream.isatty() and not os.environ.get("NO_COLOR")
 
-    def __call__(self, text: str, code: str) -> str:
+
+def terminal_width() -> int:
+    return max(40, shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns)
+
+
+def wrap(text: str, width: int, indent: str = "", hang: str | None = None) -> list[str]:
+    """``text`` wrapped to ``width`` display columns; breaks at spaces, or between CJK characters."""
+    hang = indent if hang is None else hang
+    lines, line, used, fresh = [], indent, _width(indent), True
+    for token in _TOKEN.findall(text):
+        if token.isspace():
+            if not fresh:
+                line, used = line + " ", used + 1
+            continue
+        size = _width(token)
+        if used + size > width and not fresh:
+            lines.append(line.rstrip())
+            line, used = hang, _width(hang)
+        line, used, fresh = line + token, used + size, False
+    lines.append(line.rstrip())
+    return lines
+
+
+def _width(text: str) -> int:
+    size = wcswidth(text)
+    return size if size >= 0 else len(text)
+
+
+class _Out:
+    """Collects styled, wrapped lines."""
+
+    def __init__(self, color: bool, width: int) -> None:
+        self.color, self.width, self.lines = color, width, []
+
+    def style(self, text: str, code: str) -> str:
         return f"{code}{text}{_RESET}" if self.color else text
+
+    def add(self, text: str = "", code: str = "", indent: str = "", hang: str | None = None) -> None:
+        for line in wrap(text, self.width, indent, hang) if text else [""]:
+            self.lines.append(self.style(line, code) if code and line.strip() else line)
+
+    def labelled(self, label: str, text: str, code: str = _CYAN) -> None:
+        """``Label: text``, the label styled, the text wrapped under it with a hanging indent."""
+        head = labels.labelled(label, "")
+        wrapped = wrap(labels.labelled(label, text), self.width, "", "  ")
+        first = wrapped[0]
+        self.lines.append(self.style(head.rstrip(), code) + first[len(head.rstrip()):] if first.startswith(head)
+                          else first)
+        self.lines.extend(wrapped[1:])
+
+    def text(self) -> str:
+        return mask("\n".join(self.lines))
 
 
 def _mark(untranslated: bool) -> str:
     return f" {labels.untranslated_mark()}" if untranslated else ""
 
 
-def render_entry(entry: EntryView, color: bool = False, match: MatchView | None = None) -> str:
-    s = _Style(color)
-    out = [s(entry.signature, _BOLD) + _mark(entry.signature_untranslated), s(entry.id, _DIM)]
+def _fix(out: _Out, entry: EntryView, w: WorkaroundView, number: str) -> None:
+    text = w.text + _mark(w.untranslated)
+    if w.condition:
+        text += " " + labels.condition_text(w.condition, w.condition_untranslated)
+    out.add(f"{number} {text}", indent="  ", hang=" " * (len(number) + 3))
+    out.add(labels.success_text(w, entry.verification_tier), _GREEN, indent=" " * (len(number) + 3))
+
+
+def _head(out: _Out, entry: EntryView, match: MatchView | None, show_id: bool) -> None:
+    title = labels.headline(entry, match)
+    out.add(title, _BOLD, hang="  ")
+    if show_id:
+        if _width(out.lines[-1]) + len(entry.id) + 3 <= out.width + (len(_BOLD) + len(_RESET)) * out.color:
+            out.lines[-1] += " " + out.style(f"({entry.id})", _DIM)
+        else:
+            out.add(f"({entry.id})", _DIM, indent="  ")
     if match is not None:
-        out += ["", s(labels.heading("matched_line"), _CYAN) + f" ({labels.how_matched(match)})", f"  {match.line}"]
-    out += ["", s(labels.heading("root_cause"), _CYAN), f"  {entry.root_cause}{_mark(entry.root_cause_untranslated)}"]
-    if entry.dead_ends:
-        out += ["", s(labels.heading("dead_ends"), _CYAN)]
-        for d in entry.dead_ends:
-            out.append(f"  ✗ {d.text}{_mark(d.untranslated)} " + s(f"({labels.fail_rate_text(d.fail_rate)})", _RED))
+        out.add(summary.quote(match.line, match.entry.regex), _DIM, indent="  │ ")
+
+
+def render_answer(entry: EntryView, match: MatchView | None = None, color: bool = False,
+                  width: int = DEFAULT_WIDTH, details: bool = False) -> str:
+    """One answer: compact (headline, the reader's line, cause, best fix) or with every detail."""
+    out = _Out(color, width)
+    _head(out, entry, match, show_id=details)
+    if not details:
+        cause = summary.first_sentences(entry.root_cause) + _mark(entry.root_cause_untranslated)
+        out.labelled(labels.heading("cause"), cause)
+        if entry.workarounds:
+            best = entry.workarounds[0]
+            out.labelled(labels.heading("best_fix"), best.text + _mark(best.untranslated) + (
+                " " + labels.condition_text(best.condition, best.condition_untranslated) if best.condition else ""))
+            out.add(labels.success_text(best, entry.verification_tier), _GREEN, indent="  ")
+        rest = len(entry.workarounds) - 1
+        hint = (ngettext("{n} other fix, what not to try and docs: add --details",
+                         "{n} other fixes, what not to try and docs: add --details", rest).format(n=fmt_number(rest))
+                if rest > 0 else _("What not to try and docs: add --details"))
+        out.add(hint, _DIM)
+        return out.text()
+    out.add()
+    out.add(labels.heading("cause"), _CYAN)
+    out.add(entry.root_cause + _mark(entry.root_cause_untranslated), indent="  ")
     if entry.workarounds:
-        out += ["", s(labels.heading("workarounds"), _CYAN)]
+        out.add()
+        out.add(labels.heading("workarounds"), _CYAN)
         for n, w in enumerate(entry.workarounds, 1):
-            out.append(f"  {fmt_number(n)}. {w.text}{_mark(w.untranslated)}")
-            if w.condition:
-                out.append(f"     {labels.heading('condition')}: {w.condition}")
-            out.append("     " + s(f"{labels.success_text(w)} · {labels.votes_text(w)}", _GREEN))
+            _fix(out, entry, w, f"{fmt_number(n)}.")
+    if entry.dead_ends:
+        out.add()
+        out.add(labels.heading("dead_ends"), _CYAN)
+        for d in entry.dead_ends:
+            out.add("✗ " + labels.dead_end_text(d), indent="  ", hang="    ")
+    out.add()
     if entry.versions:
-        out += ["", s(labels.heading("versions"), _CYAN) + ": " + ", ".join(entry.versions)]
+        out.labelled(labels.heading("versions"), ", ".join(entry.versions))
     if entry.official_doc_url:
-        out.append(s(labels.heading("docs"), _CYAN) + ": " + entry.official_doc_url)
-    for kind, ids in entry.related.items():
-        out.append(s(labels.related_label(kind), _CYAN) + ": " + ", ".join(ids))
-    out.append(s(labels.heading("trust"), _CYAN) + ": " + labels.trust_text(entry))
-    return "\n".join(out)
+        out.labelled(labels.heading("docs"), entry.official_doc_url)
+    for kind, related in entry.related.items():
+        names = "; ".join(f"{summary.plain_name(r.signature)} ({r.id})" for r in related)
+        out.labelled(labels.related_label(kind), names)
+    out.labelled(labels.heading("trust"), labels.trust_text(entry))
+    return out.text()
 
 
-def render_diagnosis(diagnosis: Diagnosis, color: bool = False) -> str:
+def render_entry(entry: EntryView, color: bool = False, width: int = DEFAULT_WIDTH) -> str:
+    """``errkb show``: an entry with every detail and its live numbers."""
+    return render_answer(entry, None, color, width, details=True)
+
+
+def render_diagnosis(diagnosis: Diagnosis, color: bool = False, width: int = DEFAULT_WIDTH,
+                     details: bool = False) -> str:
     if not diagnosis.matches:
         return labels.heading("no_match")
-    rule = "\n" + "─" * 60 + "\n"
-    return rule.join(render_entry(m.entry, color, m) for m in diagnosis.matches)
+    rule = "\n" + "─" * min(width, 60) + "\n"
+    return rule.join(render_answer(m.entry, m, color, width, details) for m in diagnosis.matches)
 
 
 def render_search(results: list[SearchResultView], color: bool = False) -> str:
     if not results:
         return labels.heading("no_results")
-    s = _Style(color)
-    return "\n".join(f"{s(r.id, _BOLD)}  {r.signature}" for r in results)
+    out = _Out(color, DEFAULT_WIDTH)
+    return mask("\n".join(f"{out.style(r.id, _BOLD)}  {r.signature}" for r in results))
 
 
 def render_stats(domains: dict[str, int], usage) -> str:

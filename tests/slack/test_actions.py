@@ -52,7 +52,7 @@ class TestVoteButtons:
         key = await click(harness, blocks.ACTION_VOTE_UP, vote(NCCL_ID, 2), message_ts="1.1", ephemeral=True,
                           user="U_CN")
         receipt = (await harness.slack.wait_for("response_url", key=key))[0]
-        assert receipt["response_type"] == "ephemeral" and "1 票有效" in receipt.text_of_blocks
+        assert receipt["response_type"] == "ephemeral" and "1 人说有效" in receipt.text_of_blocks
         assert await tally(harness, workaround=2) == Tally(1, 0)
         assert harness.slack.calls_to("chat.update") == []
 

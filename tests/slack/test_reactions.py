@@ -39,7 +39,7 @@ class TestSequences:
         update = (await harness.slack.wait_for("chat.update", ts=first.ts))[0]
         assert update["channel"] == p.CHANNEL
         text = update.text_of_blocks
-        assert "*1.*" in text and "1 vote up · 0 votes down" in text and "works in 87% of reports" in text
+        assert "*1.*" in text and "1 vote up · 0 votes down" in text and "worked for 1 of 1 person here; 87%" in text
         entry = await ErrkbService(harness.bot.kb, harness.store).show(NCCL_ID)  # what `errkb show` reports
         assert (entry.workaround(0).votes_up, entry.evidence_count) == (1, 2)
 
