@@ -64,25 +64,34 @@ def plain_name(signature: str) -> str:
     body = _BRACKET_VALUE.sub(lambda m: "" if not body[m.end():].strip(" .") else " (…)", body)
     limit = NAME_CHARS * 2 // 3 if any(_is_cjk(c) for c in body) else NAME_CHARS
     chain = re.split(r":\s+|：", body)
-    if len(body) > limit and len(chain) > 1 and len(re.findall(r"[A-Za-z]{2,}|[\u4e00-\u9fff]{2}", chain[-1])) >= 3:
-        body = chain[-1]  # a long chain "context: context: what went wrong" → what went wrong
-    else:
-        for cut in _CLAUSE_END.finditer(body):
-            if cut.start() >= 8:
-                body = body[: cut.start()]
-                break
+    if len(body) > limit and len(chain) > 1 and len(_WORD.findall(chain[-1])) >= 3:
+        name = _finish(_without_values(chain[-1], kind), limit)  # "context: …: what went wrong" → what went wrong
+        if len(_WORD.findall(name)) >= 3:
+            return name
+    for cut in _CLAUSE_END.finditer(body):
+        if cut.start() >= 8:
+            body = body[: cut.start()]
+            break
+    name = _finish(_without_values(body, kind), limit)
+    return name if _WORD.findall(name) else clip(first, NAME_CHARS)
+
+
+_WORD = re.compile(r"[A-Za-z]{2,}|[\u4e00-\u9fff]")
+
+
+def _without_values(body: str, kind: re.Match[str] | None) -> str:
     if not _CODE_NAME.search(body):
         body = _NUMBER.sub("…", body)
     body = _QUOTED.sub("…", body)
-    body = re.sub(r"…(?:\s*[…,/]\s*…)+", "…", body)
+    body = re.sub(r"…(?:\s*[…,/.]\s*…)+", "…", body)
     body = re.sub(r"\s+", " ", body).strip(" .,:;：，。-—")
-    words = re.findall(r"[A-Za-z]{2,}|[\u4e00-\u9fff]", body)
-    if kind and len(words) < 3 and not body.startswith(kind.group(1)):
-        body = f"{kind.group(1)}: {body}" if words else kind.group(1)
-    elif not words:
-        return clip(first, NAME_CHARS)
-    name = clip(body, limit)
-    return re.sub(r"\s*[(（][^)）]*…$", "…", name)
+    if kind and len(_WORD.findall(body)) < 3 and not body.startswith(kind.group(1)):
+        body = f"{kind.group(1)}: {body}" if _WORD.findall(body) else kind.group(1)
+    return body
+
+
+def _finish(name: str, limit: int) -> str:
+    return re.sub(r"\s*[(（][^)）]*…$", "…", clip(name, limit)).rstrip(" (（")
 
 
 def quote(line: str, regex: str = "") -> str:
