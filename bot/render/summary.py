@@ -30,13 +30,13 @@ _PREFIXES = (
     re.compile(r"^Error response from daemon:\s*"),
     re.compile(r"^(?:docker|helm|kubectl|git|pip|npm|nvidia-container-cli|/usr/bin/ld|ld)\s*[:：]\s*"),
 )
-_BRACKET_VALUE = re.compile(r"\s*[(（][^()（）]*(?:\d|['\"`‘“])[^()（）]*[)）]")
+_BRACKET_VALUE = re.compile(r"\s*[(（][^()（）]*(?:\d|['\"`‘“…])[^()（）]*[)）]")
 _QUOTED = re.compile(r"`[^`'\n]*'|(?<![A-Za-z])'[^'\n]*'|\"[^\"\n]*\"|‘[^’\n]*’|“[^”\n]*”")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:/]\d+)*(?:\s?(?:[KMGT]i?B|bytes|ms|s)|[A-Za-z]{0,2})(?![\w.])")
 _SOURCE_PATH = re.compile(r"\S*/\S+\.(?:cpp|hpp|cc|h|py|go|rs|java|js|ts):\d+\S*")
 _CODE_NAME = re.compile(r"\b(?:Errno|E\d{3,}|Xid|HY\d+|code)\b|\[Errno|error\[")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`'\"(\[])|(?<=[。！？])")
-_CLAUSE_END = re.compile(r"(?<=[a-z)\]'\"`])\.\s|[。；]|\s[—–]\s|\s/\s|\.\.\.|…|[:：]\s*$|(?<=[\u4e00-\u9fff])，")
+_CLAUSE_END = re.compile(r"(?<=[a-z)\]'\"`])\.\s|[。；]|\s[—–]\s|\s/\s|\.\.\.|(?<!\()…(?!\))|[:：]\s*$|(?<=[\u4e00-\u9fff])，")
 
 
 def _strip_prefixes(text: str) -> str:
@@ -62,16 +62,16 @@ def plain_name(signature: str) -> str:
     body = _strip_prefixes(first)
     body = _SOURCE_PATH.sub("…", body)
     body = _BRACKET_VALUE.sub(lambda m: "" if not body[m.end():].strip(" .") else " (…)", body)
+    for cut in _CLAUSE_END.finditer(body):
+        if cut.start() >= 8:
+            body = body[: cut.start()]
+            break
     limit = NAME_CHARS * 2 // 3 if any(_is_cjk(c) for c in body) else NAME_CHARS
     chain = re.split(r":\s+|：", body)
     if len(body) > limit and len(chain) > 1 and len(_WORD.findall(chain[-1])) >= 3:
         name = _finish(_without_values(chain[-1], kind), limit)  # "context: …: what went wrong" → what went wrong
         if len(_WORD.findall(name)) >= 3:
             return name
-    for cut in _CLAUSE_END.finditer(body):
-        if cut.start() >= 8:
-            body = body[: cut.start()]
-            break
     name = _finish(_without_values(body, kind), limit)
     return name if _WORD.findall(name) else clip(first, NAME_CHARS)
 

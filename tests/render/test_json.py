@@ -46,11 +46,11 @@ async def test_each_rate_says_whether_it_is_an_estimate_or_votes_here(kb, locale
 
 
 async def test_a_fallback_match_is_marked_and_said_plainly(kb):
-    paste = "Traceback (most recent call last):\nRuntimeError: [torch.distributed] AllReduce timed out on rank 3 (600 s)"
+    paste = "$ git status\nfatal: detected dubious ownership in repository at /srv/app\n"  # no regex hit
     for locale, start in (("en", "Looks like "), ("zh", "看起来像：")):
         with i18n.use_locale(locale):
             match = diagnosis_json(await ErrkbService(kb).diagnose(paste))["matches"][0]
-        assert match["how"] == "fuzzy" and match["headline"].startswith(start) and 0.82 <= match["score"] < 1
+        assert match["how"] == "fuzzy" and match["headline"].startswith(start) and 0.5 <= match["score"] < 1
 
 
 async def test_related_entries_come_with_titles(kb):
