@@ -36,7 +36,8 @@ _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:/]\d+)*(?:\s?(?:[KMGT]i?B|bytes|ms|s)
 _SOURCE_PATH = re.compile(r"\S*/\S+\.(?:cpp|hpp|cc|h|py|go|rs|java|js|ts):\d+\S*")
 _CODE_NAME = re.compile(r"\b(?:Errno|E\d{3,}|Xid|HY\d+|code)\b|\[Errno|error\[")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`'\"(\[])|(?<=[。！？])")
-_CLAUSE_END = re.compile(r"(?<=[a-z)\]'\"`])\.\s|[。；]|\s[—–]\s|\s/\s|\.\.\.|(?<!\()…(?!\))|[:：]\s*$|(?<=[\u4e00-\u9fff])，")
+_CLAUSE_END = re.compile(r"(?<=[a-z)\]'\"`])\.\s|[。；]|\s[—–]\s|\s/\s|\.\.\.|(?<!\()…(?!\))|[:：]\s*$"
+                         r"|(?<=[\u4e00-\u9fff])，")
 
 
 def _strip_prefixes(text: str) -> str:
