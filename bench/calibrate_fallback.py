@@ -110,7 +110,7 @@ def main() -> None:
         for path in fixture_files(PASTES, entry_id):
             for text in variants(read_fixture(path)):
                 plain = normalize(text)
-                others = [m for m in matcher._regex_hits(plain) if m.entry_id != entry_id]
+                others = [m for m in matcher.regex_hits(plain) if m.entry_id != entry_id]
                 if others:
                     continue
                 guesses = fallback.guess(plain.text)
@@ -131,7 +131,7 @@ def main() -> None:
     if TUNE.exists():
         for row in map(json.loads, TUNE.read_text(encoding="utf-8").splitlines()):
             plain = normalize(row["paste"])
-            if matcher._regex_hits(plain):
+            if matcher.regex_hits(plain):
                 continue
             kinds["real"] += 1
             guesses = fallback.guess(plain.text)

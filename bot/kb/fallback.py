@@ -99,13 +99,13 @@ def exception_type(line: str) -> str | None:
     return m.group(1).lower() if m else None
 
 
-def error_lines(text: str) -> list[tuple[int, str]]:
+def error_lines(text: str, after: int = 0) -> list[tuple[int, str]]:
     """(offset, line) of the lines that announce an error, the last ones first (the raised error)."""
     found: list[tuple[int, str]] = []
-    offset = 0
-    for raw in text.split("\n"):
+    offset = text.rfind("\n", 0, after) + 1 if after else 0
+    for raw in text[offset:].split("\n"):
         line = strip_log_prefix(raw)
-        if line and len(line) < 500 and _ERROR_LINE.match(line):
+        if line and len(line) < 500 and _ERROR_LINE.match(line) and offset >= after:
             found.append((offset, line))
         offset += len(raw) + 1
     return found[::-1][:MAX_QUERY_LINES]
@@ -160,14 +160,14 @@ class Fallback:
                 if self._weight[t] > 0:
                     self._postings.setdefault(t, array("I")).append(d)
 
-    def guess(self, text: str, exclude: str | None = None) -> list[Guess]:
+    def guess(self, text: str, exclude: str | None = None, after: int = 0) -> list[Guess]:
         """Entries for the error lines of ``text``, best first, however low their confidence.
 
         A line that two entries fit about equally well says little about either: the best one's
         score is lowered by how close the runner-up comes (``exclude`` leaves one entry out, as if
-        the KB did not hold it)."""
+        the KB did not hold it); ``after`` skips the lines that start before that offset."""
         best: dict[str, Guess] = {}
-        for start, line in error_lines(text):
+        for start, line in error_lines(text, after):
             scored = [(e, raw) for e, raw in self._score(line, keep=4) if e != exclude]
             for rank, (entry_id, raw) in enumerate(scored):
                 runner_up = max((r for i, (_e, r) in enumerate(scored) if i != rank), default=0.0)

@@ -24,9 +24,9 @@ from bot.kb.entry import Entry, Problem, compile_regex
 from bot.kb.fallback import MIN_CONFIDENCE, Fallback
 from bot.kb.literals import required_literals
 from bot.kb.normalize import Normalized, normalize
-from bot.kb.ranking import SEVERITY_RANK, Hit, cause_map, rank
+from bot.kb.ranking import SEVERITY_RANK, Hit, cause_map, on_warning_line, rank, severity_name
 from bot.kb.seeds import SeedError
-from bot.kb.versions import applies, parse_constraints, revealed_versions
+from bot.kb.versions import parse_constraints
 
 COMPILED_CACHE = 2048  # compiled regexes kept (each within its RE2 budget)
 MAX_UNFILTERED = 2000  # regexes without a required literal that may be tried on every paste
@@ -52,6 +52,7 @@ class Match:
     line: str  # the plain-text line that matched
     in_frame: bool = False
     version_fits: bool = True  # False when the paste shows a version the entry does not apply to
+    severity: str = "error"  # "warning" for a warning entry or an error logged at warning level; "info"
 
 
 class Matcher:
@@ -81,7 +82,9 @@ class Matcher:
             automaton.make_automaton()
         self._automaton = automaton
         self._severity = [SEVERITY_RANK[e.severity] for e in entries.values()]
-        self._constraints = {i: parse_constraints(e.versions) for i, e in enumerate(entries.values()) if e.versions}
+        self._severity_of = {e.id: SEVERITY_RANK[e.severity] for e in entries.values()}
+        self._constraints = {i: tuple(parse_constraints(e.versions)) for i, e in enumerate(entries.values())
+                             if e.versions}
         self._causes = cause_map({e.id: (e.links("leads_to"), e.links("preceded_by")) for e in entries.values()})
         self._sources = {e.id: e.source or e.id for e in entries.values()}
         self._fallback = Fallback(entries)
@@ -121,40 +124,48 @@ class Matcher:
         return sorted(found)
 
     def match(self, paste: str | Normalized, limit: int = 5) -> list[Match]:
-        """The entries ``paste`` is about, best first: regex hits, else confident fallback ones, else []."""
-        plain = paste if isinstance(paste, Normalized) else normalize(paste)
-        hits = self._regex_hits(plain)
-        if not hits:
-            hits = self._fallback_hits(plain)
-        return hits[:limit]
+        """The entries ``paste`` is about, best first.
 
-    def _regex_hits(self, plain: Normalized) -> list[Match]:
+        Regex hits and confident fallback answers are ranked together; a fallback answer is only
+        looked for on error lines after the last regex hit (or anywhere when no regex hit is an
+        error), and it never beats a regex hit of the same incident."""
+        plain = paste if isinstance(paste, Normalized) else normalize(paste)
+        hits = self._hits(plain)
+        after = max((h.end for h in hits if h.severity >= SEVERITY_RANK["error"]), default=0)
+        found = {h.entry_id for h in hits}
+        for guess in self._fallback.guess(plain.text, after=after):
+            if guess.confidence < MIN_CONFIDENCE:
+                break
+            if guess.entry_id not in found:
+                found.add(guess.entry_id)
+                end = guess.start + len(plain.line_at(guess.start))
+                hits.append(Hit(guess.entry_id, guess.start, end, False, True, self._severity_of[guess.entry_id],
+                                guess.confidence))
+        return [self._as_match(h, plain) for h in rank(hits, plain.text, self._causes)[:limit]]
+
+    def regex_hits(self, paste: str | Normalized) -> list[Match]:
+        """The regex hits alone, ranked (what the fallback is calibrated against)."""
+        plain = paste if isinstance(paste, Normalized) else normalize(paste)
+        return [self._as_match(h, plain) for h in rank(self._hits(plain), plain.text, self._causes)]
+
+    def _as_match(self, hit: Hit, plain: Normalized) -> Match:
+        how = "regex" if hit.confidence is None else "fuzzy"
+        return Match(hit.entry_id, how, 1.0 if hit.confidence is None else hit.confidence,
+                     plain.original_span(hit.start, hit.end), plain.line_at(hit.start), hit.in_frame,
+                     hit.version_fits, severity_name(hit.severity))
+
+    def _hits(self, plain: Normalized) -> list[Hit]:
         if not self._ids or not plain.text:
             return []
         hits: list[Hit] = []
-        revealed: dict | None = None
         for index in self.candidates(plain.text):
             best = _best_occurrence(self._compiled(index), plain.text)
             if best is None:
                 continue
             start, end, in_frame = best
-            fits = True
-            if index in self._constraints:
-                revealed = revealed_versions(plain.text) if revealed is None else revealed
-                fits = applies(self._constraints[index], revealed)
-            hits.append(Hit(self._ids[index], start, end, in_frame, fits, self._severity[index]))
-        return [Match(h.entry_id, "regex", 1.0, plain.original_span(h.start, h.end), plain.line_at(h.start),
-                      h.in_frame, h.version_fits) for h in rank(hits, plain.text, self._causes)]
-
-    def _fallback_hits(self, plain: Normalized) -> list[Match]:
-        out = []
-        for guess in self._fallback.guess(plain.text):
-            if guess.confidence < MIN_CONFIDENCE:
-                break
-            line = plain.line_at(guess.start)
-            out.append(Match(guess.entry_id, "fuzzy", guess.confidence,
-                             plain.original_span(guess.start, guess.start + len(line)), line))
-        return out
+            hits.append(Hit(self._ids[index], start, end, in_frame, True, self._severity[index],
+                            constraints=self._constraints.get(index, ())))
+        return hits
 
     @property
     def fallback(self) -> Fallback:
@@ -174,20 +185,20 @@ def _syntax_error(pattern: str) -> str | None:
 
 
 def _best_occurrence(regex: re2._Regexp, text: str) -> tuple[int, int, bool] | None:
-    """The occurrence that best stands for the entry: off a stack frame, longest, latest."""
-    best: tuple[bool, int, int, int, int] | None = None
+    """The occurrence that best stands for the entry: off a stack frame and warning lines, longest, latest."""
+    best: tuple[bool, bool, int, int, int, int] | None = None
     for m in regex.finditer(text):
         start, end = m.span()
         # A hit that runs on past the frames into the raised error's line is not "in a frame".
         in_frame = _in_frame(text, start) and _in_frame(text, max(start, end - 1))
-        key = (not in_frame, end - start, start, start, end)
+        key = (not in_frame, not on_warning_line(text, start), end - start, start, start, end)
         if best is None or key > best:
             best = key
         if end == start:
             break
     if best is None:
         return None
-    return best[3], best[4], not best[0]
+    return best[4], best[5], not best[0]
 
 
 def _in_frame(text: str, pos: int) -> bool:
@@ -199,5 +210,11 @@ def _in_frame(text: str, pos: int) -> bool:
         return True
     if start >= 1 and line.startswith("    "):
         prev_start = text.rfind("\n", 0, start - 1) + 1
-        return bool(_PY_FRAME.match(text[prev_start : start - 1]))
+        previous = text[prev_start : start - 1]
+        # the source line Python prints under a frame is indented deeper than the frame
+        return bool(_PY_FRAME.match(previous)) and _indent(line) > _indent(previous)
     return False
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())

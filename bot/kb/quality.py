@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot.kb import noise
 from bot.kb.entry import Entry, Problem
 from bot.kb.matcher import Matcher
 from bot.kb.normalize import normalize
@@ -59,8 +60,10 @@ def _placeholders(value: object, path: str = "") -> list[str]:
     return []
 
 
-def lint(entries: Mapping[str, Entry], matcher: Matcher, fixtures_dir: Path) -> list[Problem]:
-    """Every quality gap, as ``file: field: problem`` lines."""
+def lint(entries: Mapping[str, Entry], matcher: Matcher, fixtures_dir: Path,
+         all_entries: Mapping[str, Entry] | None = None) -> list[Problem]:
+    """Every quality gap, as ``file: field: problem`` lines (``all_entries``: the whole KB, when
+    ``entries`` is only part of it)."""
     problems: list[Problem] = []
     for entry in entries.values():
         def gap(path: str, message: str, entry: Entry = entry) -> None:
@@ -84,6 +87,7 @@ def lint(entries: Mapping[str, Entry], matcher: Matcher, fixtures_dir: Path) -> 
         count = len(fixture_files(fixtures_dir, entry.id))
         if count < MIN_FIXTURES:
             gap("fixtures", f"{count} paste fixtures under {fixtures_dir / entry.id}; at least {MIN_FIXTURES} expected")
+    problems.extend(noise.warning_problems(entries, matcher, fixtures_dir, all_entries))
     for result in check_fixtures(entries, matcher, fixtures_dir):
         if not result.ranked:
             problems.append(Problem(str(result.path), "regex", f"matches no entry (expected {result.expected})"))

@@ -5,12 +5,15 @@ Four signals, in this order:
 1. **Severity.** An error beats any warning or informational line. A hit counts as a warning when
    its entry says so (``"severity": "warning"``), when it lies inside a warning entry's hit, or
    when its line is logged at warning/info level before the matched text (``W tensorflow/…] …``,
-   ``WARNING: …``, ``…: UserWarning: …``).
+   ``WARNING: …``, ``…: UserWarning: …``) — such an error message still beats the KB's declared
+   warnings unless one of them is on the lines right next to it (then it is part of that warning).
 2. **Stack frames.** A hit inside a traceback frame loses to one on a raised-error line.
 3. **The decisive incident.** Hits close together (a few lines apart, in one traceback or one
    build step) form one incident; the last incident of the paste is what stopped it, so it beats
    earlier ones (a retried failure, an unrelated traceback further up the log).
-4. **Specificity, then cause.** Within an incident the longer hit (a more specific regex) wins,
+4. **Specificity, then cause.** Within an incident a regex hit beats a fallback answer, an entry
+   whose versions fit what the paste shows there beats one they rule out, the longer hit (a more
+   specific regex) wins,
    and an entry the KB declares as the cause of another (``leads_to`` / ``preceded_by``) beats
    that consequence wherever it appears, so a build's real error beats the wrapper line
    ("did not complete successfully") that reports it.
@@ -22,7 +25,13 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-SEVERITY_RANK = {"error": 2, "warning": 1, "info": 0}
+from bot.kb.versions import Constraint, applies, revealed_versions
+
+SEVERITY_RANK = {"error": 2.0, "warning": 1.0, "info": 0.0}
+# An error message on a line logged at warning level: below errors, above the KB's declared
+# warnings, unless a declared warning right next to it (within NEARBY_LINES) is what it belongs to.
+LOGGED_AS_WARNING = 1.5
+NEARBY_LINES = 2
 # Hits more than this many lines apart belong to different incidents.
 INCIDENT_GAP = 12
 
@@ -50,22 +59,36 @@ class Hit:
     start: int
     end: int
     in_frame: bool
-    version_fits: bool
-    severity: int  # SEVERITY_RANK of the entry
+    version_fits: bool  # set by rank() from the versions the paste shows around the hit
+    severity: float  # SEVERITY_RANK of the entry, lowered by rank() where the line says warning
+    confidence: float | None = None  # None for a regex hit; the fallback's confidence otherwise
+    constraints: tuple[Constraint, ...] = ()  # the entry's version constraints
 
 
 def rank(hits: list[Hit], text: str, causes: Mapping[str, frozenset[str]]) -> list[Hit]:
-    """``hits`` best first. ``causes[b]`` holds the entries the KB names as causes of ``b``."""
-    if len(hits) < 2:
-        return list(hits)
+    """``hits`` best first, each with its effective severity. ``causes[b]`` holds the entries the
+    KB names as causes of ``b``."""
     hits = [_effective_severity(h, hits, text) for h in hits]
-    incident = _incidents(hits, text)
+    incident, since = _incidents(hits, text)
+    hits = [_versions_fit(h, text, since[incident[h.entry_id]]) for h in hits]
+    if len(hits) < 2:
+        return hits
     ordered = sorted(
         hits,
-        key=lambda h: (h.severity, not h.in_frame, h.version_fits, incident[h.entry_id], h.end - h.start, h.start),
+        key=lambda h: (h.severity, not h.in_frame, incident[h.entry_id], h.confidence is None, h.version_fits,
+                       h.end - h.start, h.start),
         reverse=True,
     )
     return _causes_first(ordered, causes, text)
+
+
+def _versions_fit(hit: Hit, text: str, since: int) -> Hit:
+    """Whether the entry's versions fit what the paste shows in this incident, up to the hit's line."""
+    if not hit.constraints:
+        return hit
+    line_end = text.find("\n", hit.end)
+    shown = revealed_versions(text[since : None if line_end < 0 else line_end])
+    return replace(hit, version_fits=applies(hit.constraints, shown))
 
 
 def _apart(a: Hit, b: Hit, text: str) -> bool:
@@ -80,17 +103,34 @@ def _effective_severity(hit: Hit, hits: list[Hit], text: str) -> Hit:
     for other in hits:
         if other.severity < hit.severity and other.start <= hit.start and hit.end <= other.end:
             return replace(hit, severity=other.severity)
-    line_start = text.rfind("\n", 0, hit.start) + 1
-    if _WARNING_LEVEL.search(text, line_start, hit.start):
-        return replace(hit, severity=SEVERITY_RANK["warning"])
+    if on_warning_line(text, hit.start):
+        near = [o.severity for o in hits if o.severity < SEVERITY_RANK["error"] and _nearby(o, hit, text)]
+        return replace(hit, severity=max(near) if near else LOGGED_AS_WARNING)
     return hit
 
 
-def _incidents(hits: list[Hit], text: str) -> dict[str, int]:
-    """Each hit's incident number: hits a few lines apart share one; a new traceback starts one."""
+def _nearby(a: Hit, b: Hit, text: str) -> bool:
+    first, second = (a, b) if a.start <= b.start else (b, a)
+    return first.end > second.start or text.count("\n", first.end, second.start) <= NEARBY_LINES
+
+
+def severity_name(rank_value: float) -> str:
+    """"error", "warning" or "info" for an effective severity."""
+    return "error" if rank_value >= SEVERITY_RANK["error"] else "info" if rank_value <= 0 else "warning"
+
+
+def on_warning_line(text: str, pos: int) -> bool:
+    """Whether the line holding ``pos`` is logged at warning/info level before ``pos``."""
+    line_start = text.rfind("\n", 0, pos) + 1
+    return _WARNING_LEVEL.search(text, line_start, pos) is not None
+
+
+def _incidents(hits: list[Hit], text: str) -> tuple[dict[str, int], list[int]]:
+    """Each hit's incident number (hits a few lines apart share one; a new traceback starts one),
+    and where each incident's text begins (just after the previous incident's last hit)."""
     by_start = sorted(hits, key=lambda h: h.start)
     number: dict[str, int] = {}
-    current = 0
+    since = [0]
     previous: Hit | None = None
     for hit in by_start:
         if previous is not None and previous.end <= hit.start:
@@ -98,11 +138,11 @@ def _incidents(hits: list[Hit], text: str) -> dict[str, int]:
             if between.count("\n") > INCIDENT_GAP or (
                 _NEW_TRACEBACK.search(between) and not _CHAINED.search(between)
             ):
-                current += 1
-        number[hit.entry_id] = current
+                since.append(previous.end)
+        number[hit.entry_id] = len(since) - 1
         if previous is None or hit.end > previous.end:
             previous = hit
-    return number
+    return number, since
 
 
 def _causes_first(ordered: list[Hit], causes: Mapping[str, frozenset[str]], text: str) -> list[Hit]:
