@@ -6,7 +6,9 @@ The KB is loaded from ``seeds/`` and every paste goes through ``ErrkbService.fin
 ``errkb diagnose`` takes. Printed for each part: recall@1 per domain and overall on the clean
 pastes, the same with one routine warning line put in front (every warning of ``WARNINGS`` in
 turn), the no-answer and wrong-answer rates, and the false-positive rate on
-``tests/fixtures/chat``. A baseline runs on the same pastes in the same process: Python ``re`` looped
+``tests/fixtures/chat``. With a warning in front, a reply about the warning instead of the error
+is also counted on its own ("answered the warning"); it is a wrong answer only when the KB has an
+entry for the error. A baseline runs on the same pastes in the same process: Python ``re`` looped
 over the entry regexes in seeds file order, the first that matches the paste as given wins (no
 ranking, no fallback), so the ratio is visible.
 
@@ -129,14 +131,21 @@ class Tally:
     right: int = 0
     none: int = 0
     wrong: int = 0
+    warning: int = 0
 
-    def add(self, expected: str | None, got: str | None) -> None:
+    def add(self, expected: str | None, got: str | None, warning_entry: str | None = None) -> None:
+        """``warning_entry``: what the warning line put in front answers on its own (if anything)."""
         self.total += 1
         self.labelled += expected is not None
         if got is None:
             self.none += 1
         elif got == expected:
             self.right += 1
+        elif got == warning_entry:
+            # The reply is about the routine warning, not the error. For a paste whose error the KB
+            # lacks that is not a wrong diagnosis, only an unhelpful one; it is counted apart.
+            self.warning += 1
+            self.wrong += expected is not None
         else:
             self.wrong += 1
 
@@ -148,6 +157,7 @@ class Tally:
             "recall@1_all": _rate(self.right, self.total),       # an unlabelled paste counts as a miss
             "no_answer": _rate(self.none, self.total),
             "wrong_answer": _rate(self.wrong, self.total),
+            "answered_the_warning": _rate(self.warning, self.total),
         }
 
 
@@ -160,15 +170,16 @@ def evaluate(pastes: list[Paste], top: Callable[[str], str | None]) -> dict:
     warned = Tally()
     misses = []
     warned_misses = []
+    warning_entries = [top(w) for w in WARNINGS]
     for p in pastes:
         got = top(p.text())
         for key in ("all", p.domain) + (("zh",) if p.around == "zh" or _has_cjk(p.paste) else ()):
             clean[key].add(p.expected, got)
         if got != p.expected:
             misses.append((p, got))
-        for warning in WARNINGS:
+        for warning, warning_entry in zip(WARNINGS, warning_entries, strict=True):
             with_warning = top(warning + "\n" + p.text())
-            warned.add(p.expected, with_warning)
+            warned.add(p.expected, with_warning, warning_entry)
             if p.expected is not None and got == p.expected and with_warning != p.expected:
                 warned_misses.append((p, with_warning, warning))
     return {
@@ -225,7 +236,8 @@ def print_text(report: dict) -> None:
                                 ("no answer", "clean", "no_answer"),
                                 ("wrong answer", "clean", "wrong_answer"),
                                 ("no answer (warning)", "warning_in_front", "no_answer"),
-                                ("wrong answer (warning)", "warning_in_front", "wrong_answer")):
+                                ("wrong answer (warning)", "warning_in_front", "wrong_answer"),
+                                ("answered the warning", "warning_in_front", "answered_the_warning")):
             x, y = e[key][sub], b[key][sub]
             print(f"{label:26}{x:>8.3f}{y:>10.3f}{_ratio(x, y):>8}")
         if e["chinese"]:

@@ -32,3 +32,14 @@ def test_the_parts_are_split_by_source_and_large_enough():
                for part in PARTS}
     assert sources["tune"] & sources["holdout"] == set()
     assert min(len(s) for s in sources.values()) >= 30
+
+
+@pytest.mark.parametrize("part", ("holdout", "both"))
+def test_eval_real_refuses_to_list_holdout_misses(part):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, str(REPO / "bench" / "eval_real.py"), "--part", part, "--failures"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "only allowed with --part tune" in done.stderr and done.stdout == ""
