@@ -8,7 +8,8 @@ pastes, the same with one routine warning line put in front (every warning of ``
 turn), the no-answer and wrong-answer rates, and the false-positive rate on
 ``tests/fixtures/chat``. With a warning in front, a reply about the warning instead of the error
 is also counted on its own ("answered the warning"); it is a wrong answer only when the KB has an
-entry for the error. A baseline runs on the same pastes in the same process: Python ``re`` looped
+entry for the error. Pastes whose answer is itself a warning entry are left out of the warning-in-front
+figures (two warnings, no error to hide). A baseline runs on the same pastes in the same process: Python ``re`` looped
 over the entry regexes in seeds file order, the first that matches the paste as given wins (no
 ranking, no fallback), so the ratio is visible.
 
@@ -165,9 +166,16 @@ def _rate(n: int, d: int) -> float:
     return round(n / d, 3) if d else 0.0
 
 
-def evaluate(pastes: list[Paste], top: Callable[[str], str | None]) -> dict:
+WARNING_CATEGORIES = {"warning", "runtime_warning", "deprecation"}
+
+
+def evaluate(pastes: list[Paste], top: Callable[[str], str | None], warning_ids: frozenset[str] = frozenset()) -> dict:
+    """``warning_ids``: entries that are themselves routine warnings. A paste whose answer is one of them
+    is left out of the warning-in-front figures: with a second warning in front there is no error line
+    for the warning to hide, and either warning is a fair reply."""
     clean: dict[str, Tally] = defaultdict(Tally)
     warned = Tally()
+    skipped = 0
     misses = []
     warned_misses = []
     warning_entries = [top(w) for w in WARNINGS]
@@ -177,6 +185,9 @@ def evaluate(pastes: list[Paste], top: Callable[[str], str | None]) -> dict:
             clean[key].add(p.expected, got)
         if got != p.expected:
             misses.append((p, got))
+        if p.expected in warning_ids:
+            skipped += 1
+            continue
         for warning, warning_entry in zip(WARNINGS, warning_entries, strict=True):
             with_warning = top(warning + "\n" + p.text())
             warned.add(p.expected, with_warning, warning_entry)
@@ -184,7 +195,7 @@ def evaluate(pastes: list[Paste], top: Callable[[str], str | None]) -> dict:
                 warned_misses.append((p, with_warning, warning))
     return {
         "clean": clean["all"].figures(),
-        "warning_in_front": warned.figures(),
+        "warning_in_front": {**warned.figures(), "pastes_left_out": skipped},
         "chinese": clean["zh"].figures() if "zh" in clean else None,
         "domains": {d: t.figures() for d, t in sorted(clean.items()) if d not in ("all", "zh")},
         "_misses": misses,
@@ -210,11 +221,14 @@ def run(parts: list[str]) -> dict:
         found = service.find(paste, limit=1)
         return found[0].entry_id if found else None
 
+    warning_ids = frozenset(eid for eid, entry in kb.entries.items()
+                            if (entry.raw.get("category") or "") in WARNING_CATEGORIES)
     chat = chat_lines()
     report: dict = {"entries": len(kb.entries), "warnings": len(WARNINGS), "parts": {}}
     for part in parts:
         pastes = load_part(part)
-        report["parts"][part] = {"errkb": evaluate(pastes, errkb_top), "baseline": evaluate(pastes, baseline.top)}
+        report["parts"][part] = {"errkb": evaluate(pastes, errkb_top, warning_ids),
+                                 "baseline": evaluate(pastes, baseline.top, warning_ids)}
     report["chat"] = {"errkb": false_positives(chat, errkb_top), "baseline": false_positives(chat, baseline.top)}
     return report
 
@@ -229,6 +243,8 @@ def print_text(report: dict) -> None:
         e, b = res["errkb"], res["baseline"]
         c = e["clean"]
         print(f"\n== {part}: {c['pastes']} pastes, {c['labelled']} with an entry that should answer ==")
+        print(f"   (warning in front: left out {e['warning_in_front']['pastes_left_out']} pastes whose answer is itself"
+              " a warning)")
         print(f"{'':26}{'errkb':>8}{'baseline':>10}{'ratio':>8}")
         for label, key, sub in (("recall@1 clean", "clean", "recall@1"),
                                 ("recall@1 warning in front", "warning_in_front", "recall@1"),
