@@ -57,9 +57,12 @@ class ErrkbService:
         matches = self.kb.matcher.match(normalize(paste[offset:]), limit=limit)
         return [replace(m, span=(m.span[0] + offset, m.span[1] + offset)) for m in matches] if offset else matches
 
-    async def explain(self, matches: list[Match], record: bool = True) -> Diagnosis:
-        """Views of ``matches`` in the current locale, with live numbers; counts the best as a hit."""
-        live = await self._feedback([m.entry_id for m in matches])
+    async def explain(self, matches: list[Match], record: bool = True,
+                      live: dict[str, Feedback] | None = None) -> Diagnosis:
+        """Views of ``matches`` in the current locale, with live numbers (read now unless given as
+        ``live``); counts the best as a hit when ``record``."""
+        if live is None:
+            live = await self._feedback([m.entry_id for m in matches])
         views = [
             MatchView(self._entry_view(self.kb.entries[m.entry_id], live.get(m.entry_id)), m.how, m.score, m.span,
                       m.line)
@@ -72,6 +75,11 @@ class ErrkbService:
     async def diagnose(self, paste: str, limit: int = 3, record: bool = True) -> Diagnosis:
         """The entries ``paste`` is about, best first, in the current locale."""
         return await self.explain(self.find(paste, limit), record)
+
+    def view(self, entry_id: str, live: Feedback | None) -> EntryView | None:
+        """``entry_id`` in the current locale with the crowd numbers ``live`` (already read)."""
+        entry = self.kb.entries.get(entry_id)
+        return None if entry is None else self._entry_view(entry, live)
 
     async def show(self, entry_id: str) -> EntryView | None:
         entry = self.kb.entries.get(entry_id)

@@ -19,6 +19,7 @@ from dataclasses import replace
 from bot import i18n
 from bot.diagnose import ErrkbService
 from bot.i18n import _
+from bot.kb.feedback import EntryFeedback
 from bot.kb.matcher import Match
 from bot.render import blocks
 from bot.service import keys
@@ -38,6 +39,7 @@ from bot.views import EntryView, HomeView, MatchView
 log = logging.getLogger(__name__)
 
 CHANNEL_TTL = 5.0  # seconds a channel's settings are trusted in process
+FEEDBACK_TTL = 2.0  # seconds an entry's numbers are trusted for a new answer (votes here forget them at once)
 REPLAY_WINDOW = 600  # seconds: Slack replays a click or command for up to five minutes
 MAX_RESPONSES = 5  # Slack accepts five posts per response_url
 CHANNEL_MODES = ("auto", "mention", "off")
@@ -74,9 +76,10 @@ class ChatService:
         self.writer = WriteBehind(store, clock)
         self.votes = VoteQueue(store, before=self.writer.settled)
         self.outbox = Outbox(store, self.writer, self._carry_out, outlet.via_for, clock=clock)
-        self.updates = Refresher(self._render_update, self._send_update, update_delay)
+        self.updates = Refresher(self._render_update, self._send_update, self._shown_now, update_delay)
         self._channels: Expiring[tuple[str, str], tuple[str, bool]] = Expiring(CHANNEL_TTL)
         self._vias: Expiring[str, Via] = Expiring(3600.0, size=1000)
+        self._live: Expiring[str, EntryFeedback] = Expiring(FEEDBACK_TTL)
 
     def start(self) -> None:
         self.writer.start()
@@ -179,18 +182,22 @@ class ChatService:
     async def _answer(self, d: Decision, match: Match | None, via: Via) -> bool:
         assert d.entry_id is not None
         async with self._reader(d.workspace, d.user, via) as locale:
+            live = {d.entry_id: await self._live.get(d.entry_id, lambda: self._read_feedback(d.entry_id))}
             if match is not None and match.entry_id == d.entry_id:
-                diagnosis = await self.core.explain([match], record=False)
+                diagnosis = await self.core.explain([match], record=False, live=live)
                 best = diagnosis.best
                 entry, shown = (best.entry, best) if best else (None, None)
             else:  # taken over from another process: the paste is gone, the entry is known
-                entry, shown = await self.core.show(d.entry_id), None
+                entry, shown = self.core.view(d.entry_id, live[d.entry_id]), None
             if entry is None:
                 return False
             self.writer.hit(entry.id, locale)
             plan = Plan([Thread(d.workspace, d.channel, d.thread_ts, answer_posts(entry, shown, locale))])
         report = await self.outlet.send(plan, via, on_sent=lambda sent: self._posted(d.workspace, sent))
         return bool(report.sent)  # nothing posted: forgotten, so the thread stays answerable
+
+    async def _read_feedback(self, entry_id: str) -> EntryFeedback:
+        return (await self.store.feedback([entry_id]))[entry_id]
 
     def _posted(self, workspace: str, sent: Sent) -> None:
         about = sent.post.about
@@ -212,6 +219,8 @@ class ChatService:
         """A 👍/👎 (``token``) added or removed on a message: a vote, if the message is one of ours."""
         outcome = await self.votes.submit(VoteEvent(workspace, user, at, token=token, present=present,
                                                     channel=channel, ts=ts))
+        if outcome.changed and outcome.posted is not None:
+            self._live.forget(outcome.posted.entry_id)
         if outcome.changed and outcome.posted is not None and outcome.posted.workaround is not None:
             self._refresh(workspace, channel, ts, via)
 
@@ -226,6 +235,8 @@ class ChatService:
                                                     workaround=index))
         if outcome.tally is None:
             return
+        if outcome.changed:
+            self._live.forget(outcome.posted.entry_id if outcome.posted else entry_id)
         if click.ts is not None and outcome.posted is not None:
             if outcome.changed:
                 self._refresh(click.workspace, click.channel, click.ts, via)
@@ -243,18 +254,22 @@ class ChatService:
 
     async def _render_update(self, key: tuple[str, str, str]) -> tuple[Update | None, object]:
         workspace, channel, ts = key
-        posted = await self.store.message_target(workspace, channel, ts)
-        if posted is None or posted.workaround is None:
+        found = await self.store.message_view(workspace, channel, ts)
+        if found is None or found.posted.workaround is None:
             return None, None
-        thread = await self.store.thread_messages(workspace, channel, posted.thread_ts) if posted.thread_ts else []
+        posted = found.posted
         with i18n.use_locale(posted.locale):
-            entry = await self.core.show(posted.entry_id)
+            entry = self.core.view(posted.entry_id, found.feedback)
             workaround = entry.workaround(posted.workaround) if entry else None
             if entry is None or workaround is None:
                 return None, None
-            rank, more = placement(thread, ts, entry.id, len(entry.workarounds))
+            rank, more = placement(found.thread, ts, entry.id, len(entry.workarounds))
             message = blocks.workaround_message(entry, workaround, rank, more)
-        return Update(channel, ts, message), (workaround.votes_up, workaround.votes_down, rank, more)
+        return Update(channel, ts, message), (workaround.votes_up, workaround.votes_down)
+
+    async def _shown_now(self, key: tuple[str, str, str]) -> object:
+        tally = await self.store.message_tally(*key)
+        return None if tally is None else (tally.up, tally.down)
 
     async def _send_update(self, key: tuple[str, str, str], update: Update) -> tuple[bool, bool]:
         found, via = self._vias.peek(key[0])

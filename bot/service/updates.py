@@ -28,6 +28,8 @@ GIVE_UP_AFTER = 300.0  # seconds of failures after which a message is left as it
 Render = Callable[[Any], Awaitable[tuple[Update | None, Hashable]]]
 # send(key, update) → (ok, permanent failure)
 Send = Callable[[Any, Update], Awaitable[tuple[bool, bool]]]
+# shown(key) → what the message should show now (compared with what render returned)
+Shown = Callable[[Any], Awaitable[Hashable]]
 
 
 @dataclass
@@ -37,9 +39,10 @@ class _State:
 
 
 class Refresher:
-    def __init__(self, render: Render, send: Send, delay: float = 1.0) -> None:
+    def __init__(self, render: Render, send: Send, shown: Shown, delay: float = 1.0) -> None:
         self.render = render
         self.send = send
+        self.shown = shown
         self.delay = delay
         self._states: dict[Hashable, _State] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -83,12 +86,9 @@ class Refresher:
                     wait = min(wait * 2, RESEND_MAX)
                     continue
                 failing_since, wait = None, RESEND_AFTER
-                if state.version != version:
-                    await self._pause(state, self.delay)
-                    continue
-                _update, now_shown = await self.render(key)  # another process may have moved them meanwhile
-                if now_shown == shown and state.version == version:
-                    return
+                if state.version == version and await self.shown(key) == shown:
+                    return  # no vote since, here or in another process
+                await self._pause(state, self.delay)
         except Exception:
             log.exception("updating %s failed", key)
         finally:

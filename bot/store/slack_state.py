@@ -11,6 +11,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from bot.kb.feedback import Tally
 from bot.store.engine import insert
 from bot.store.models import (
     CHANNEL_MODES,
@@ -161,3 +162,14 @@ async def channel_settings(conn: AsyncConnection, workspace: str, channel: str) 
         select(ChannelRow.mode, ChannelRow.bots).where(ChannelRow.workspace == workspace, ChannelRow.channel == channel)
     )).one_or_none()
     return (row.mode, bool(row.bots)) if row is not None else ("auto", False)
+
+
+_TALLY = (
+    select(_T.c.up, _T.c.down).join(_P, _P.c.target_id == _T.c.id)
+    .where(_P.c.workspace == bindparam("w"), _P.c.channel == bindparam("c"), _P.c.ts == bindparam("ts"))
+)
+
+
+async def message_tally(conn: AsyncConnection, workspace: str, channel: str, ts: str) -> Tally | None:
+    row = (await conn.execute(_TALLY, {"w": workspace, "c": channel, "ts": ts})).one_or_none()
+    return None if row is None else Tally(row.up, row.down)

@@ -14,7 +14,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.kb.entry import Entry
-from bot.kb.feedback import EntryFeedback
+from bot.kb.feedback import EntryFeedback, Tally
 from bot.store import decisions, integrity, slack_state, stats, sync, votes
 from bot.store.engine import Database, unavailable
 from bot.store.export import crowd_raw
@@ -22,6 +22,7 @@ from bot.store.migrate import HEAD, upgrade_database
 from bot.store.targets import UnknownTarget
 from bot.store.views import (
     Decision,
+    MessageView,
     PostedMessage,
     PostedRow,
     Stats,
@@ -194,6 +195,22 @@ class Store:
                                                                   thread_ts)]))
         if unknown:
             raise UnknownTarget(entry_id, workaround)
+
+    async def message_view(self, workspace: str, channel: str, ts: str) -> MessageView | None:
+        """What an in-place update needs, in one read: the message, its thread and its entry's votes."""
+        async def work(conn: AsyncConnection) -> MessageView | None:
+            posted = await slack_state.message_target(conn, workspace, channel, ts)
+            if posted is None:
+                return None
+            thread = (await slack_state.thread_messages(conn, workspace, channel, posted.thread_ts)
+                      if posted.thread_ts else [])
+            live = await votes.feedback(conn, [posted.entry_id])
+            return MessageView(posted, thread, live[posted.entry_id])
+        return await self._db.read(work)
+
+    async def message_tally(self, workspace: str, channel: str, ts: str) -> Tally | None:
+        """The votes on what one of the bot's messages shows (None: not ours)."""
+        return await self._db.read(partial(slack_state.message_tally, workspace=workspace, channel=channel, ts=ts))
 
     async def message_target(self, workspace: str, channel: str, ts: str) -> PostedMessage | None:
         return await self._db.read(partial(slack_state.message_target, workspace=workspace, channel=channel, ts=ts))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
-from bot.kb.feedback import Tally
+from bot.kb.feedback import EntryFeedback, Tally
 
 
 @dataclass(frozen=True)
@@ -147,3 +147,12 @@ class WriteBatch:
 
     def __bool__(self) -> bool:
         return bool(self.messages or self.finished or self.forgotten or self.hits)
+
+
+@dataclass(frozen=True)
+class MessageView:
+    """One of the bot's messages with its thread (oldest first) and its entry's votes."""
+
+    posted: PostedMessage
+    thread: list[PostedMessage]
+    feedback: EntryFeedback

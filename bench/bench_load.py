@@ -1,0 +1,418 @@
+"""Load benchmark: signed Slack events at fixed rates into a real ``errkb serve``, against a bare Bolt app.
+
+Everything runs on 127.0.0.1. This process hosts the fake Slack Web API (``tests/slack/fake_slack.py``)
+and plays Slack: it posts signed ``event_callback`` requests on a fixed schedule (open loop: a slow
+server does not slow the sender), 90% chat lines (``tests/fixtures/chat``) and 10% pastes
+(``tests/fixtures/pastes``), each in its own thread, spread over one channel per event per second.
+The same schedule goes to
+
+- **errkb**: ``errkb serve`` in a child process (SQLite file, or a fresh PostgreSQL schema), and
+- **bare**: a Bolt app with one hard-coded regex that posts one reply in the thread — the least a
+  Slack bot does; it is the baseline, measured in the same run.
+
+For each it prints ack latency (the HTTP answer to Slack's POST) and first-reply latency (POST →
+the first ``chat.postMessage`` in that thread reaching the fake) as p50/p99, replies lost (a paste the
+server's own matcher matches, never answered within ``--grace`` seconds) and duplicated (an answer
+posted twice in one thread), the server's peak RSS, and the ratios errkb / bare.
+
+``--votes RATE`` then sends 👍/👎 add/remove events at RATE per second for ``--seconds`` onto errkb's
+answers, kills the server with SIGKILL right after, and checks ``errkb db check`` is clean.
+
+    .venv/bin/python bench/bench_load.py [--rates 100,400] [--seconds 10] [--postgres URL] [--votes 1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import hmac
+import json
+import math
+import os
+import random
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+import aiohttp  # noqa: E402
+
+from tests import slack_payloads as p  # noqa: E402
+from tests.slack.fake_slack import TOKEN, FakeSlack  # noqa: E402
+
+SECRET = "bench-signing-secret"
+PASTES = REPO / "tests" / "fixtures" / "pastes"
+CHAT = REPO / "tests" / "fixtures" / "chat"
+ERRKB = Path(sys.executable).with_name("errkb")
+# The bare app's one regex: an exception or error line, as most pastes end.
+BARE_REGEX = r"(?m)^\S*(Error|Exception)\b[^\n]*"
+PG_ENV = "ERRKB_TEST_POSTGRES_URL"
+
+
+# --- the bare Bolt app (run as a child: --role bare PORT API_URL) ---------------------------------------
+
+
+def run_bare(port: int, api_url: str) -> None:
+    from slack_bolt.async_app import AsyncApp
+    from slack_sdk.web.async_client import AsyncWebClient
+
+    pattern = re.compile(BARE_REGEX)
+    client = AsyncWebClient(token=TOKEN, base_url=api_url)
+    app = AsyncApp(client=client, signing_secret=SECRET)
+
+    @app.event("message")
+    async def on_message(event: dict, client: AsyncWebClient) -> None:
+        found = pattern.search(event.get("text") or "")
+        if found:
+            await client.chat_postMessage(channel=event["channel"], thread_ts=event.get("thread_ts") or event["ts"],
+                                          text=f"Looks like: {found.group(0)[:200]}")
+
+    app.start(port=port, path="/slack/events")
+
+
+# --- servers ----------------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def rss_mib(pid: int) -> tuple[float, float]:
+    """(current, peak) resident memory of a process, in MiB."""
+    fields = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        fields[key] = value
+    return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
+
+
+@dataclass
+class Server:
+    name: str
+    proc: subprocess.Popen
+    port: int
+    log: Path
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/slack/events"
+
+    async def ready(self, timeout: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout
+        async with aiohttp.ClientSession() as session:
+            while time.monotonic() < deadline:
+                if self.proc.poll() is not None:
+                    raise SystemExit(f"bench: {self.name} exited; see {self.log}:\n{self.log.read_text()[-2000:]}")
+                try:
+                    async with session.post(self.url, data=b"{}") as r:  # unsigned: 401 means it listens
+                        if r.status in (401, 400, 200):
+                            return
+                except aiohttp.ClientError:
+                    pass
+                await asyncio.sleep(0.2)
+        raise SystemExit(f"bench: {self.name} did not start within {timeout:.0f} s; see {self.log}")
+
+    def stop(self, kill: bool = False) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL if kill else signal.SIGTERM)
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def start_errkb(api_url: str, database_url: str, tmp: Path, tag: str) -> Server:
+    port = free_port()
+    log = tmp / f"errkb-{tag}.log"
+    env = {**os.environ, "SLACK_BOT_TOKEN": TOKEN, "SLACK_SIGNING_SECRET": SECRET, "SLACK_API_URL": api_url,
+           "DATABASE_URL": database_url, "PORT": str(port), "ERRKB_SEEDS": str(REPO / "seeds")}
+    env.pop("SLACK_APP_TOKEN", None)
+    with log.open("w") as out:
+        proc = subprocess.Popen([str(ERRKB), "serve"], env=env, stdout=out, stderr=subprocess.STDOUT, cwd=tmp)
+    return Server("errkb", proc, port, log)
+
+
+def start_bare(api_url: str, tmp: Path) -> Server:
+    port = free_port()
+    log = tmp / "bare.log"
+    with log.open("w") as out:
+        proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--role", "bare", str(port), api_url],
+                                stdout=out, stderr=subprocess.STDOUT, cwd=REPO)
+    return Server("bare", proc, port, log)
+
+
+# --- the load ---------------------------------------------------------------------------------------
+
+
+def sign(body: bytes) -> dict[str, str]:
+    ts = str(int(time.time()))
+    digest = hmac.new(SECRET.encode(), b"v0:" + ts.encode() + b":" + body, hashlib.sha256).hexdigest()
+    return {"X-Slack-Request-Timestamp": ts, "X-Slack-Signature": f"v0={digest}", "Content-Type": "application/json"}
+
+
+@dataclass
+class Event:
+    body: bytes
+    channel: str
+    ts: str
+    paste: str | None  # the paste's text (None: chat)
+    sent_at: float = math.nan
+    ack: float = math.nan
+    status: int = 0
+
+
+def workload(rate: int, seconds: float, rng: random.Random, run: str) -> list[Event]:
+    pastes = [path.read_text("utf-8", errors="replace") for path in sorted(PASTES.glob("*/*/*.txt"))]
+    chat = [line for path in sorted(CHAT.glob("*.json")) for line in json.loads(path.read_text("utf-8"))]
+    channels = [f"C{run}{i:04d}" for i in range(max(1, rate))]
+    users = [f"U{k:03d}" for k in range(50)]
+    events = []
+    for i in range(int(rate * seconds)):
+        is_paste = i % 10 == 5
+        text = rng.choice(pastes) if is_paste else rng.choice(chat)
+        ts = f"1700{rng.randrange(100000, 999999)}.{i:06d}"
+        channel = rng.choice(channels)
+        payload = p.message(text, user=rng.choice(users), channel=channel, ts=ts,
+                            event_id=f"Ev{run}{uuid.uuid4().hex[:12]}")
+        events.append(Event(json.dumps(payload).encode(), channel, ts, text if is_paste else None))
+    return events
+
+
+async def fire(url: str, events: list[Event], rate: int) -> None:
+    """Post each event at its slot on a fixed schedule, without waiting for earlier answers."""
+    connector = aiohttp.TCPConnector(limit=0)
+    async with aiohttp.ClientSession(connector=connector) as session:
+
+        async def one(event: Event) -> None:
+            event.sent_at = time.monotonic()
+            try:
+                async with session.post(url, data=event.body, headers=sign(event.body)) as r:
+                    await r.read()
+                    event.status = r.status
+            except aiohttp.ClientError:
+                event.status = -1
+            event.ack = time.monotonic() - event.sent_at
+
+        start = time.monotonic()
+        tasks = []
+        for i, event in enumerate(events):
+            delay = start + i / rate - time.monotonic()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            tasks.append(asyncio.ensure_future(one(event)))
+        await asyncio.gather(*tasks)
+
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(v for v in values if not math.isnan(v))
+    return values[max(0, math.ceil(q * len(values)) - 1)] if values else math.nan
+
+
+@dataclass
+class Result:
+    name: str
+    rate: int
+    acks: list[float]
+    firsts: list[float]
+    lost: int
+    duplicated: int
+    expected: int
+    errors: int
+    rss: float
+    extra: dict[str, float] = field(default_factory=dict)
+
+    def row(self, base: Result | None) -> str:
+        def ms(x: float) -> str:
+            return f"{x * 1e3:7.1f}" if not math.isnan(x) else "    n/a"
+
+        ack50, ack99, first50, first99 = (pct(self.acks, 0.5), pct(self.acks, 0.99), pct(self.firsts, 0.5),
+                                          pct(self.firsts, 0.99))
+        ratio = ""
+        if base is not None and base is not self:
+            ratio = (f"  ×{first50 / pct(base.firsts, 0.5):.1f} / ×{first99 / pct(base.firsts, 0.99):.1f} reply, "
+                     f"×{ack99 / pct(base.acks, 0.99):.1f} ack p99")
+        return (f"{self.name:<18} {self.rate:>4}/s  ack {ms(ack50)} {ms(ack99)} ms   first reply {ms(first50)} "
+                f"{ms(first99)} ms   lost {self.lost}/{self.expected}  dup {self.duplicated}  errors {self.errors}  "
+                f"RSS {self.rss:.0f} MiB{ratio}")
+
+
+def measure(name: str, rate: int, events: list[Event], fake: FakeSlack, answered, rss: float) -> Result:
+    posts: dict[tuple[str, str], list] = defaultdict(list)
+    for call in fake.calls_to("chat.postMessage"):
+        if call.result.get("ok") and call.get("thread_ts"):
+            posts[(call["channel"], call["thread_ts"])].append(call)
+    firsts, lost, dup, expected = [], 0, 0, 0
+    for e in events:
+        thread = posts.get((e.channel, e.ts), [])
+        if e.paste is not None and answered(e.paste):
+            expected += 1
+            if not thread:
+                lost += 1
+                continue
+            firsts.append(thread[0].at - e.sent_at)
+            first_text = thread[0]["text"]
+            dup += sum(1 for c in thread[1:] if c["text"] == first_text)
+    errors = sum(1 for e in events if e.status != 200)
+    return Result(name, rate, [e.ack for e in events], firsts, lost, dup, expected, errors, rss)
+
+
+async def settle(fake: FakeSlack, expected: int, grace: float) -> None:
+    deadline = time.monotonic() + grace
+    seen = -1
+    while time.monotonic() < deadline:
+        count = len(fake.calls)
+        if count == seen and count:
+            return
+        seen = count
+        await asyncio.sleep(1.0)
+
+
+async def one_run(name: str, server: Server, fake: FakeSlack, rate: int, seconds: float, grace: float,
+                  answered, rng: random.Random, run: str) -> Result:
+    await server.ready()
+    fake.calls.clear()
+    warm = workload(5, 2, rng, run + "w")  # first requests: Bolt's auth.test, users.info for a few users
+    await fire(server.url, warm, 5)
+    await settle(fake, 0, 5)
+    fake.calls.clear()
+    events = workload(rate, seconds, rng, run)
+    await fire(server.url, events, rate)
+    await settle(fake, 0, grace)
+    _current, peak = rss_mib(server.proc.pid)
+    return measure(name, rate, events, fake, answered, peak)
+
+
+# --- votes ------------------------------------------------------------------------------------------
+
+
+async def vote_storm(server: Server, fake: FakeSlack, rate: int, seconds: float, rng: random.Random,
+                     database_url: str, tmp: Path) -> list[str]:
+    answers = [c for c in fake.calls_to("chat.postMessage") if c.result.get("ok") and c.get("thread_ts")]
+    if not answers:
+        return ["votes: no answers to vote on"]
+    targets = [(c["channel"], c.ts) for c in answers]
+    events = []
+    users = [f"UV{k:03d}" for k in range(200)]
+    for i in range(int(rate * seconds)):
+        channel, ts = rng.choice(targets)
+        name = rng.choice(("+1", "-1", "+1::skin-tone-3", "thumbsdown"))
+        payload = p.reaction(name, ts, user=rng.choice(users), added=rng.random() < 0.7, channel=channel,
+                             event_ts=f"{1700000000 + i}.{i % 1000000:06d}")
+        events.append(Event(json.dumps(payload).encode(), channel, ts, None))
+    began = time.monotonic()
+    await fire(server.url, events, rate)
+    took = time.monotonic() - began
+    server.stop(kill=True)  # kill -9 right after the storm: whatever was committed must add up
+    acks = [e.ack for e in events]
+    ok = sum(1 for e in events if e.status == 200)
+    check = subprocess.run([str(ERRKB), "db", "check"], env={**os.environ, "DATABASE_URL": database_url},
+                           capture_output=True, text=True, cwd=tmp)
+    verdict = "clean" if check.returncode == 0 else f"NOT clean:\n{check.stdout[-2000:]}"
+    return [f"votes: {len(events)} events at {rate}/s sent in {took:.1f} s, {ok} acked 200 "
+            f"({ok / took:.0f}/s); ack p50 {pct(acks, 0.5) * 1e3:.1f} ms, p99 {pct(acks, 0.99) * 1e3:.1f} ms; "
+            f"after kill -9, `errkb db check`: {verdict}"]
+
+
+# --- main -------------------------------------------------------------------------------------------
+
+
+async def main_async(args: argparse.Namespace) -> int:
+    from bot.kb.knowledge import KnowledgeBase
+    from bot.kb.normalize import normalize
+
+    kb = KnowledgeBase.load(REPO / "seeds")
+    bare = re.compile(BARE_REGEX)
+    cache: dict[str, bool] = {}
+
+    def errkb_answers(text: str) -> bool:
+        if text not in cache:
+            cache[text] = bool(kb.matcher.match(normalize(text), limit=1))
+        return cache[text]
+
+    backends = [("sqlite", None)]
+    pg = args.postgres or os.environ.get(PG_ENV)
+    if pg:
+        backends.append(("postgresql", pg))
+    else:
+        print(f"(PostgreSQL skipped: give --postgres URL or set {PG_ENV})")
+    rng = random.Random(args.seed)
+    fake = await FakeSlack().start()
+    results: list[str] = []
+    try:
+        with tempfile.TemporaryDirectory(prefix="errkb-load-") as tmp_name:
+            tmp = Path(tmp_name)
+            for rate in args.rates:
+                bare_server = start_bare(fake.api_url, tmp)
+                try:
+                    base = await one_run("bare Bolt", bare_server, fake, rate, args.seconds, args.grace,
+                                         lambda t: bool(bare.search(t)), rng, f"B{rate}")
+                finally:
+                    bare_server.stop()
+                results.append(base.row(None))
+                print(results[-1], flush=True)
+                for backend, url in backends:
+                    schema = f"errkb_bench_{uuid.uuid4().hex[:8]}"
+                    database_url = (f"sqlite+aiosqlite:///{tmp / f'{backend}-{rate}.db'}" if url is None
+                                    else f"{url}{'&' if '?' in url else '?'}schema={schema}")
+                    server = start_errkb(fake.api_url, database_url, tmp, f"{backend}-{rate}")
+                    try:
+                        result = await one_run(f"errkb {backend}", server, fake, rate, args.seconds, args.grace,
+                                               errkb_answers, rng, f"E{rate}{backend[0]}")
+                        results.append(result.row(base))
+                        print(results[-1], flush=True)
+                        if args.votes and rate == args.rates[-1]:
+                            for line in await vote_storm(server, fake, args.votes, args.seconds, rng, database_url,
+                                                         tmp):
+                                print(f"  {backend} {line}", flush=True)
+                    finally:
+                        server.stop()
+                        if url is not None:
+                            await drop_schema(url, schema)
+    finally:
+        await fake.stop()
+    return 0
+
+
+async def drop_schema(url: str, schema: str) -> None:
+    from sqlalchemy import text
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    engine = create_async_engine(url)
+    async with engine.begin() as conn:
+        await conn.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+    await engine.dispose()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--role", choices=("bare",), help=argparse.SUPPRESS)
+    parser.add_argument("role_args", nargs="*", help=argparse.SUPPRESS)
+    parser.add_argument("--rates", type=lambda s: [int(x) for x in s.split(",")], default=[100, 400])
+    parser.add_argument("--seconds", type=float, default=10.0, help="seconds of load per rate")
+    parser.add_argument("--grace", type=float, default=15.0, help="seconds to wait for the last replies")
+    parser.add_argument("--postgres", help=f"a PostgreSQL URL (default ${PG_ENV})")
+    parser.add_argument("--votes", type=int, default=0, help="then a vote storm at this rate (events/s)")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    if args.role == "bare":
+        run_bare(int(args.role_args[0]), args.role_args[1])
+        return
+    sys.exit(asyncio.run(main_async(args)))
+
+
+if __name__ == "__main__":
+    main()
