@@ -40,7 +40,7 @@ import tempfile
 import time
 import uuid
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -88,6 +88,12 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def rss_mib(pid: int) -> tuple[float, float]:
@@ -175,18 +181,20 @@ class Event:
     status: int = 0
 
 
-def workload(rate: int, seconds: float, rng: random.Random, run: str) -> list[Event]:
+def workload(rate: int, seconds: float, rng: random.Random, run: str, paste_every: int = 10) -> list[Event]:
+    """``rate × seconds`` events, one in ``paste_every`` a paste; users take turns (then every reader's
+    language is known after the warm-up, as in a workspace that has used errkb for a while)."""
     pastes = [path.read_text("utf-8", errors="replace") for path in sorted(PASTES.glob("*/*/*.txt"))]
     chat = [line for path in sorted(CHAT.glob("*.json")) for line in json.loads(path.read_text("utf-8"))]
     channels = [f"C{run}{i:04d}" for i in range(max(1, rate))]
     users = [f"U{k:03d}" for k in range(50)]
     events = []
     for i in range(int(rate * seconds)):
-        is_paste = i % 10 == 5
+        is_paste = i % paste_every == paste_every // 2
         text = rng.choice(pastes) if is_paste else rng.choice(chat)
         ts = f"1700{rng.randrange(100000, 999999)}.{i:06d}"
         channel = rng.choice(channels)
-        payload = p.message(text, user=rng.choice(users), channel=channel, ts=ts,
+        payload = p.message(text, user=users[i % len(users)], channel=channel, ts=ts,
                             event_id=f"Ev{run}{uuid.uuid4().hex[:12]}")
         events.append(Event(json.dumps(payload).encode(), channel, ts, text if is_paste else None))
     return events
@@ -233,7 +241,7 @@ class Result:
     expected: int
     errors: int
     rss: float
-    extra: dict[str, float] = field(default_factory=dict)
+    cpu_ms: float = math.nan  # the server's CPU time per event
 
     def row(self, base: Result | None) -> str:
         def ms(x: float) -> str:
@@ -247,7 +255,7 @@ class Result:
                      f"×{ack99 / pct(base.acks, 0.99):.1f} ack p99")
         return (f"{self.name:<18} {self.rate:>4}/s  ack {ms(ack50)} {ms(ack99)} ms   first reply {ms(first50)} "
                 f"{ms(first99)} ms   lost {self.lost}/{self.expected}  dup {self.duplicated}  errors {self.errors}  "
-                f"RSS {self.rss:.0f} MiB{ratio}")
+                f"RSS {self.rss:.0f} MiB  CPU {self.cpu_ms:.2f} ms/event{ratio}")
 
 
 def measure(name: str, rate: int, events: list[Event], fake: FakeSlack, answered, rss: float) -> Result:
@@ -267,6 +275,12 @@ def measure(name: str, rate: int, events: list[Event], fake: FakeSlack, answered
             first_text = thread[0]["text"]
             dup += sum(1 for c in thread[1:] if c["text"] == first_text)
     errors = sum(1 for e in events if e.status != 200)
+    if os.environ.get("BENCH_SLOWEST"):
+        slow = sorted(((posts[(e.channel, e.ts)][0].at - e.sent_at, e) for e in events
+                       if e.paste is not None and posts.get((e.channel, e.ts))), key=lambda x: -x[0])[:5]
+        for seconds, e in slow:
+            print(f"  slow {seconds * 1e3:.0f} ms {e.channel} {json.loads(e.body)['event']['user']} "
+                  f"{e.paste.splitlines()[-1][:80]!r}")
     return Result(name, rate, [e.ack for e in events], firsts, lost, dup, expected, errors, rss)
 
 
@@ -285,15 +299,19 @@ async def one_run(name: str, server: Server, fake: FakeSlack, rate: int, seconds
                   answered, rng: random.Random, run: str) -> Result:
     await server.ready()
     fake.calls.clear()
-    warm = workload(5, 2, rng, run + "w")  # first requests: Bolt's auth.test, users.info for a few users
-    await fire(server.url, warm, 5)
+    warm = workload(25, 2, rng, run + "w", paste_every=1)  # Bolt's auth.test; each reader's language
+    await fire(server.url, warm, 25)
     await settle(fake, 0, 5)
     fake.calls.clear()
     events = workload(rate, seconds, rng, run)
+    cpu = cpu_seconds(server.proc.pid)
     await fire(server.url, events, rate)
     await settle(fake, 0, grace)
+    cpu = cpu_seconds(server.proc.pid) - cpu
     _current, peak = rss_mib(server.proc.pid)
-    return measure(name, rate, events, fake, answered, peak)
+    result = measure(name, rate, events, fake, answered, peak)
+    result.cpu_ms = cpu / len(events) * 1e3
+    return result
 
 
 # --- votes ------------------------------------------------------------------------------------------

@@ -1,19 +1,19 @@
-"""``errkb`` sub-commands that run the store or the bot: seed, export, stats, db, serve."""
+"""``errkb`` sub-commands that run the store or the bot: seed, export, stats, db, serve — each through the
+service (``bot.diagnose.ErrkbService``), like every other command."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import sys
-from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict
 from typing import Any, TypeVar
 
 from bot.config import Settings
-from bot.kb.entry import validate_entry
+from bot.diagnose import ErrkbService
 from bot.kb.knowledge import KnowledgeBase
-from bot.kb.seeds import SeedError, export_seeds, load_seeds
+from bot.kb.seeds import SeedError, export_seeds
 from bot.render.text import render_stats
 
 T = TypeVar("T")
@@ -25,27 +25,27 @@ def _print_json(data: Any) -> None:
     print(json.dumps(data, ensure_ascii=False, indent=2, default=str))
 
 
-def _with_store(settings: Settings, work: Callable[[Any], Awaitable[T]]) -> T:
-    """Open the configured store, run ``work(store)``, close it."""
+def _with_service(kb: KnowledgeBase, settings: Settings, work: Callable[[ErrkbService], Awaitable[T]]) -> T:
+    """Open the configured store, run ``work`` on the service over ``kb`` and it, close it."""
     from bot.store import Store
 
     async def run() -> T:
         async with await Store.open(settings.database_url) as store:
-            return await work(store)
+            return await work(ErrkbService(kb, store))
 
     return asyncio.run(run())
 
 
 def cmd_seed(args: argparse.Namespace, settings: Settings) -> int:
     try:
-        entries = load_seeds(args.dir or settings.seeds_dir)
+        kb = KnowledgeBase.load(args.dir or settings.seeds_dir)
     except SeedError as exc:
         print(exc, file=sys.stderr)
         print("errkb: seed refused; the store was left as it was", file=sys.stderr)
         return 1
 
-    report = _with_store(settings, lambda store: store.sync_entries(entries))
-    print(f"{len(entries)} entries: {len(report.added)} added, {len(report.updated)} updated, "
+    report = _with_service(kb, settings, ErrkbService.seed)
+    print(f"{len(kb.entries)} entries: {len(report.added)} added, {len(report.updated)} updated, "
           f"{len(report.unchanged)} unchanged, {len(report.retired)} retired")
     for retired in (*report.retired, *report.retired_workarounds):
         print(f"  retired (votes kept): {retired}")
@@ -53,15 +53,13 @@ def cmd_seed(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
-    entries = load_seeds(settings.seeds_dir)
-
-    raws = _with_store(settings, lambda store: store.export_raws(entries))
-    problems = [p for raw in raws for p in validate_entry(raw, raw.get("id", "?"))]
+    kb = KnowledgeBase.load(settings.seeds_dir)
+    raws, problems = _with_service(kb, settings, ErrkbService.export)
     if problems:
         for p in problems:
             print(p, file=sys.stderr)
         return 1
-    translations = {e.id: e.translations for e in entries.values() if e.translations}
+    translations = {e.id: e.translations for e in kb.entries.values() if e.translations}
     written = export_seeds(raws, args.out, translations)
     print(f"{len(written)} entries written to {args.out}")
     return 0
@@ -69,26 +67,19 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     kb = KnowledgeBase.load(settings.seeds_dir)
-    domains = Counter(e.domain for e in kb.entries.values())
-
-    usage = _with_store(settings, lambda store: store.stats(limit=args.limit))
+    domains, usage = _with_service(kb, settings, lambda service: service.stats(limit=args.limit))
     if args.format == "json":
-        _print_json({"entries": len(kb.entries), "domains": dict(sorted(domains.items())), "usage": asdict(usage)})
+        _print_json({"entries": len(kb.entries), "domains": domains, "usage": asdict(usage)})
     else:
-        print(render_stats(dict(domains), usage))
+        print(render_stats(domains, usage))
     return 0
 
 
 def cmd_db(args: argparse.Namespace, settings: Settings) -> int:
-    async def work(store) -> list[str]:  # opening the store applies every pending migration
-        if args.action == "upgrade":
-            return []
-        if args.action == "repair":
-            fixed = await store.repair()
-            return [f"{fixed} counter(s) repaired"] if fixed else []
-        return await store.check()
+    async def work(service: ErrkbService) -> list[str]:  # opening the store applies every pending migration
+        return [] if args.action == "upgrade" else await service.check(repair=args.action == "repair")
 
-    lines = _with_store(settings, work)
+    lines = _with_service(KnowledgeBase({}), settings, work)
     for line in lines:
         print(line)
     if args.action == "upgrade":

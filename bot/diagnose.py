@@ -7,17 +7,21 @@ Slack listeners and the CLI both call this one layer. The reader's locale is the
 from __future__ import annotations
 
 import datetime as dt
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import replace
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from bot.i18n import current_locale
 from bot.kb import feedback
-from bot.kb.entry import GRAPH_LINKS, Entry
+from bot.kb.entry import GRAPH_LINKS, Entry, Problem, validate_entry
 from bot.kb.feedback import EntryFeedback as Feedback
 from bot.kb.knowledge import KnowledgeBase
 from bot.kb.matcher import Match
 from bot.kb.normalize import normalize
+
+if TYPE_CHECKING:
+    from bot.store.views import Stats, SyncReport
 from bot.views import (
     DeadEndView,
     Diagnosis,
@@ -117,6 +121,34 @@ class ErrkbService:
         trusted.sort(key=lambda t: (t.workaround.success_rate, t.workaround.votes_up), reverse=True)
         return UsageView(len(self.kb.entries), top, trusted[:limit], stats.hits_by_locale,
                          stats.votes_up, stats.votes_down, stats.diagnosis_up, stats.diagnosis_down, stats.voters)
+
+    # --- the knowledge base in the store (``errkb seed``, ``export``, ``stats``, ``db``) -------------
+
+    def _stored(self) -> Any:
+        if self.store is None:
+            raise RuntimeError("this needs the store")
+        return self.store
+
+    async def seed(self) -> SyncReport:
+        """Bring the store in line with this KB (votes are kept)."""
+        return await self._stored().sync_entries(self.kb.entries)
+
+    async def export(self) -> tuple[list[dict[str, Any]], list[Problem]]:
+        """Each entry as a seed carrying the crowd's numbers, and anything that would not validate."""
+        raws = await self._stored().export_raws(self.kb.entries)
+        return raws, [p for raw in raws for p in validate_entry(raw, raw.get("id", "?"))]
+
+    async def stats(self, limit: int = 10) -> tuple[dict[str, int], Stats]:
+        """Entries per domain, and the store's usage figures."""
+        domains = Counter(e.domain for e in self.kb.entries.values())
+        return dict(sorted(domains.items())), await self._stored().stats(limit=limit)
+
+    async def check(self, repair: bool = False) -> list[str]:
+        """Every counter that disagrees with the vote rows ([] when none); ``repair`` mends them."""
+        if repair:
+            fixed = await self._stored().repair()
+            return [f"{fixed} counter(s) repaired"] if fixed else []
+        return await self._stored().check()
 
     async def _feedback(self, entry_ids: list[str]) -> dict[str, Feedback]:
         if self.store is None or not entry_ids:

@@ -23,6 +23,7 @@ log = logging.getLogger(__name__)
 RESEND_AFTER = 2.0  # first wait before re-sending an update that failed; doubles, up to RESEND_MAX
 RESEND_MAX = 30.0
 GIVE_UP_AFTER = 300.0  # seconds of failures after which a message is left as it is
+CONCURRENT = 4  # updates read and sent at once; under a vote storm the rest wait, and their votes coalesce
 
 # render(key) → the update to send (None: nothing to show any more) and what it shows.
 Render = Callable[[Any], Awaitable[tuple[Update | None, Hashable]]]
@@ -43,6 +44,7 @@ class Refresher:
         self.render = render
         self.send = send
         self.shown = shown
+        self._turns = asyncio.Semaphore(CONCURRENT)
         self.delay = delay
         self._states: dict[Hashable, _State] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -70,11 +72,15 @@ class Refresher:
             failing_since: float | None = None
             wait = RESEND_AFTER
             while True:
-                version = state.version
-                update, shown = await self.render(key)
-                if update is None:
-                    return
-                ok, permanent = await self.send(key, update)
+                async with self._turns:
+                    version = state.version
+                    update, shown = await self.render(key)
+                    if update is None:
+                        return
+                    ok, permanent = await self.send(key, update)
+                    settled = ok and state.version == version and await self.shown(key) == shown
+                if settled:
+                    return  # no vote since, here or in another process
                 if not ok:
                     if permanent:
                         return
@@ -86,8 +92,6 @@ class Refresher:
                     wait = min(wait * 2, RESEND_MAX)
                     continue
                 failing_since, wait = None, RESEND_AFTER
-                if state.version == version and await self.shown(key) == shown:
-                    return  # no vote since, here or in another process
                 await self._pause(state, self.delay)
         except Exception:
             log.exception("updating %s failed", key)
