@@ -39,7 +39,7 @@ from bot.views import EntryView, HomeView, MatchView
 log = logging.getLogger(__name__)
 
 CHANNEL_TTL = 5.0  # seconds a channel's settings are trusted in process
-FEEDBACK_TTL = 2.0  # seconds an entry's numbers are trusted for a new answer (votes here forget them at once)
+FEEDBACK_TTL = 10.0  # seconds an entry's numbers are trusted for a new answer (a vote here forgets them at once)
 REPLAY_WINDOW = 600  # seconds: Slack replays a click or command for up to five minutes
 MAX_RESPONSES = 5  # Slack accepts five posts per response_url
 CHANNEL_MODES = ("auto", "mention", "off")
@@ -159,8 +159,8 @@ class ChatService:
         if d.kind == "files":
             text = await self.outlet.read_files(list(d.files), via)
             matches = self.core.find(text, limit=1) if text.strip() else []
-            if matches and not await self._decide_answer(incoming, matches[0], via, d.created_at):
-                pass  # that error is already answered in this thread
+            if matches:  # already taken when that error is answered in this thread: nothing more to do
+                await self._decide_answer(incoming, matches[0], via, d.created_at)
             return True
         if d.kind == "root":
             root = await self.outlet.thread_root(d.channel, d.thread_ts, via)

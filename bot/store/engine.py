@@ -50,6 +50,8 @@ def make_engine(url: str) -> tuple[AsyncEngine, str | None]:
         if schema:
             kwargs["connect_args"]["server_settings"] = {"search_path": schema}
         kwargs["pool_pre_ping"] = True
+    else:  # every use ends its own transaction: a rollback on return would only cost a thread hop
+        kwargs["pool_reset_on_return"] = None
     engine = create_async_engine(parsed, **kwargs)
     if parsed.get_backend_name() == "sqlite":
         _configure_sqlite(engine)
