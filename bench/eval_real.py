@@ -239,6 +239,8 @@ def _ratio(a: float, b: float) -> str:
 
 def print_text(report: dict) -> None:
     print(f"KB: {report['entries']} entries; warning-in-front figures average {report['warnings']} warning lines")
+    print("errkb: ErrkbService.find (the matcher of `errkb diagnose`); baseline: Python `re`, each entry regex in"
+          " seeds file order, first match wins")
     for part, res in report["parts"].items():
         e, b = res["errkb"], res["baseline"]
         c = e["clean"]
