@@ -26,7 +26,7 @@ from bot.service import keys
 from bot.service.caches import Expiring
 from bot.service.incoming import Click, Command, Incoming
 from bot.service.locales import Locales
-from bot.service.outbox import Job, Outbox
+from bot.service.outbox import Job, Later, Outbox
 from bot.service.plans import About, Message, Plan, Post, Publish, Reply, Sent, Thread, Update, Whisper
 from bot.service.ports import Author, Outlet, Via
 from bot.service.updates import Refresher
@@ -42,6 +42,7 @@ CHANNEL_TTL = 5.0  # seconds a channel's settings are trusted in process
 FEEDBACK_TTL = 10.0  # seconds an entry's numbers are trusted for a new answer (a vote here forgets them at once)
 REPLAY_WINDOW = 600  # seconds: Slack replays a click or command for up to five minutes
 MAX_RESPONSES = 5  # Slack accepts five posts per response_url
+RESUME_AFTER = 5.0  # seconds before posting the rest of an answer whose middle post failed
 CHANNEL_MODES = ("auto", "mention", "off")
 
 
@@ -149,7 +150,7 @@ class ChatService:
             decision = replace(decision, created_at=created_at)
         return await self.outbox.record(decision, via, memo=match)
 
-    async def _carry_out(self, job: Job) -> bool:
+    async def _carry_out(self, job: Job) -> bool | Later:
         """Do what a recorded decision says; False when it could not be done (it is then forgotten)."""
         d = job.decision
         via = job.via or self.outlet.via_for(d.workspace)
@@ -179,8 +180,12 @@ class ChatService:
             plan = Plan([Thread(d.workspace, d.channel, d.thread_ts, [Post(blocks.notice(note))])])
         return bool((await self.outlet.send(plan, via)).sent)
 
-    async def _answer(self, d: Decision, match: Match | None, via: Via) -> bool:
+    async def _answer(self, d: Decision, memo: Match | Thread | None, via: Via) -> bool | Later:
+        """Post the answer; the rest of it later when a post in the middle fails (the thread has an answer)."""
         assert d.entry_id is not None
+        if isinstance(memo, Thread):  # what is left of an answer begun earlier
+            return await self._post_answer(d, Plan([memo]), via)
+        match = memo
         async with self._reader(d.workspace, d.user, via) as locale:
             live = {d.entry_id: await self._live.get(d.entry_id, lambda: self._read_feedback(d.entry_id))}
             if match is not None and match.entry_id == d.entry_id:
@@ -193,8 +198,22 @@ class ChatService:
                 return False
             self.writer.hit(entry.id, locale)
             plan = Plan([Thread(d.workspace, d.channel, d.thread_ts, answer_posts(entry, shown, locale))])
+        return await self._post_answer(d, plan, via, first=True)
+
+    async def _post_answer(self, d: Decision, plan: Plan, via: Via, first: bool = False) -> bool | Later:
         report = await self.outlet.send(plan, via, on_sent=lambda sent: self._posted(d.workspace, sent))
-        return bool(report.sent)  # nothing posted: forgotten, so the thread stays answerable
+        if report.ok:
+            return True
+        if first and not report.sent:
+            return False  # nothing posted: forgotten, so the thread stays answerable
+        failure = report.failures[0]
+        (thread,) = plan.actions
+        assert isinstance(thread, Thread)
+        rest = Thread(thread.workspace, thread.channel, report.sent[0].thread_ts if report.sent else thread.thread_ts,
+                      thread.posts[len(report.sent):])
+        if failure.permanent:
+            return True  # what was posted stays; the rest cannot be posted there
+        return Later(RESUME_AFTER, rest)
 
     async def _read_feedback(self, entry_id: str) -> EntryFeedback:
         return (await self.store.feedback([entry_id]))[entry_id]

@@ -47,6 +47,7 @@ class Job:
     decision: Decision = field(compare=False)
     via: Via | None = field(compare=False, default=None)
     memo: Any = field(compare=False, default=None)  # what the deciding process still knows (the match)
+    begun: bool = field(compare=False, default=False)  # part of it was posted already
 
 
 @dataclass
@@ -58,8 +59,17 @@ class Counters:
     recovered: int = 0  # taken over from a process that stopped renewing
 
 
-# ``carry_out`` returns True when the decision is done, False when it failed and is to be forgotten.
-CarryOut = Callable[[Job], Awaitable[bool]]
+@dataclass(frozen=True)
+class Later:
+    """What ``carry_out`` returns for work half done: try again in ``seconds``, with ``memo``."""
+
+    seconds: float
+    memo: Any = None
+
+
+# ``carry_out`` returns True when the decision is done, False when it failed and is to be forgotten
+# (nothing was posted), or ``Later`` to come back to it.
+CarryOut = Callable[[Job], Awaitable["bool | Later"]]
 
 
 class Outbox:
@@ -96,6 +106,11 @@ class Outbox:
         """Record a decision already carried out (e.g. an answer posted on request); False if taken."""
         return await self.store.record_decision(decision, self.owner, 0.0, done=True) is not None
 
+    def _requeue(self, job: Job) -> None:
+        self._known.discard(job.decision.id)
+        if not self._stopping:
+            self._push(job)
+
     def _push(self, job: Job) -> None:
         if job.decision.id in self._known:
             return
@@ -104,7 +119,7 @@ class Outbox:
         self._wake.set()
 
     def __len__(self) -> int:
-        return len(self._heap) + len(self._tasks)
+        return len(self._known)
 
     # --- running ------------------------------------------------------------------------------
 
@@ -137,7 +152,10 @@ class Outbox:
             self.counters.dropped += 1
             log.warning("dropped a %s decision for %s in %s: %.0f s old (limit %.0f s)", decision.kind,
                         decision.entry_id or "-", decision.channel, age, MAX_AGE)
-            self.writer.forgotten(decision.id)
+            if job.begun:  # the thread has (part of) its answer: it is not answered again
+                self.writer.finished(decision.id)
+            else:
+                self.writer.forgotten(decision.id)
             return
         try:
             async with slots.holding(self._slots, acquired=True):
@@ -147,6 +165,11 @@ class Outbox:
             done = False
         finally:
             self._known.discard(decision.id)
+        if isinstance(done, Later):  # still ours (the lease is renewed): back in the queue, in its turn
+            again = Job(job.created_at, job.seq, decision, job.via, done.memo, begun=True)
+            self._known.add(decision.id)
+            asyncio.get_running_loop().call_later(done.seconds, self._requeue, again)
+            return
         if done:
             self.counters.done += 1
             self.writer.finished(decision.id)

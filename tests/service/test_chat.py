@@ -85,3 +85,28 @@ async def test_a_decision_left_by_a_dead_process_is_taken_over(chat):
     (thread,) = chat.outlet.threads()
     assert (thread.channel, thread.thread_ts) == ("C2", "2.0") and chat.outbox.counters.recovered == 1
     assert len(thread.posts) == 4  # without the matched line (the paste is gone), the same answer
+
+
+async def test_an_answer_cut_short_by_a_failing_post_is_finished_later(chat, monkeypatch):
+    """The diagnosis went out, a workaround post kept failing: the rest follows, nothing twice."""
+    from bot.service import chat as chat_module
+    from bot.service.plans import Failure
+
+    monkeypatch.setattr(chat_module, "RESUME_AFTER", 0.05)
+    outlet, real_send, calls = chat.outlet, chat.outlet.send, []
+
+    async def flaky(plan, via, on_sent=None):
+        calls.append(plan)
+        if len(calls) == 1:  # the first attempt posts two messages, then the third fails
+            (thread,) = plan.actions
+            cut = type(thread)(thread.workspace, thread.channel, thread.thread_ts, thread.posts[:2])
+            report = await real_send(type(plan)([cut]), via, on_sent)
+            report.failures.append(Failure(thread, "internal_error", False))
+            return report
+        return await real_send(plan, via, on_sent)
+
+    monkeypatch.setattr(outlet, "send", flaky)
+    await chat.message(paste(), Via(None))
+    await settled(chat)
+    stored = await chat.store.thread_messages("T1", "C1", "1700000000.000100")
+    assert [m.workaround for m in stored] == [None, 0, 2, 1] and chat.outbox.counters.done == 1
