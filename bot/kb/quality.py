@@ -6,8 +6,11 @@ regex that also fires on another entry's pastes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from bot.kb import noise
@@ -17,6 +20,53 @@ from bot.kb.normalize import normalize
 
 MIN_FIXTURES = 2
 MIN_ACTIONS = 2
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def code_spans(text: str) -> list[str]:
+    """The contents of the backtick code spans in ``text``, in order, without repeats."""
+    return list(dict.fromkeys(span.strip() for span in _CODE_SPAN.findall(text) if span.strip()))
+
+
+def lost_code_spans(english: str, chinese: str) -> list[str]:
+    """Code spans of the English text that the Chinese text does not carry verbatim."""
+    return [span for span in code_spans(english) if span not in chinese]
+
+
+def chat_messages(chat_dir: Path) -> tuple[str, ...]:
+    """Every message of the chat fixtures (``<chat_dir>/*.json``, lists of strings): chat that must match nothing."""
+    return tuple(m for path in sorted(chat_dir.glob("*.json"))
+                 for m in json.loads(path.read_text(encoding="utf-8")) if isinstance(m, str))
+
+
+@lru_cache(maxsize=4)
+def chat_hits(matcher: Matcher, messages: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """For each entry that matches some chat message, those messages (cached: lint asks once per entry)."""
+    hits: dict[str, list[str]] = {}
+    for message in messages:
+        for match in matcher.match(normalize(message), limit=50):
+            hits.setdefault(match.entry_id, []).append(message)
+    return {entry_id: tuple(found) for entry_id, found in hits.items()}
+
+
+def _shorten(text: str, width: int = 60) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def translation_gaps(entry: Entry) -> Iterable[tuple[str, str]]:
+    """(JSON path, problem) for each Chinese text that is missing or dropped a command the English has."""
+    for key in ("signature_zh", "root_cause_zh"):
+        if not str(entry.translated(key) or "").strip():
+            yield key, "missing Chinese translation"
+    items = [("workarounds", i, w, f"{w.action} {w.how}") for i, w in enumerate(entry.workarounds)]
+    items += [("dead_ends", i, d, f"{d.action} {d.why_fails}") for i, d in enumerate(entry.dead_ends)]
+    for base, i, item, english in items:
+        if not item.text_zh:
+            yield f"{base}_zh[{i}]", "missing Chinese translation"
+        elif lost := lost_code_spans(english, item.text_zh):
+            yield f"{base}_zh[{i}]", "drops code the English has: " + ", ".join(f"`{s}`" for s in lost)
+        if item.condition.strip() and not item.condition_zh:
+            yield f"{base}[{i}].condition_zh", f"missing Chinese translation of the condition {item.condition!r}"
 
 
 def fixture_files(fixtures_dir: Path, entry_id: str) -> list[Path]:
@@ -63,21 +113,22 @@ def _placeholders(value: object, path: str = "") -> list[str]:
 def lint(entries: Mapping[str, Entry], matcher: Matcher, fixtures_dir: Path,
          all_entries: Mapping[str, Entry] | None = None) -> list[Problem]:
     """Every quality gap, as ``file: field: problem`` lines (``all_entries``: the whole KB, when
-    ``entries`` is only part of it)."""
+    ``entries`` is only part of it).
+
+    Chat that must match nothing is read from ``chat/`` beside ``fixtures_dir`` (``tests/fixtures/chat``).
+    """
     problems: list[Problem] = []
+    hits = chat_hits(matcher, chat_messages(fixtures_dir.parent / "chat"))
     for entry in entries.values():
         def gap(path: str, message: str, entry: Entry = entry) -> None:
             problems.append(Problem(entry.source or entry.id, path, message))
 
         for path in _placeholders(entry.raw):
             gap(path, "TODO placeholder left in (from `errkb new`)")
-        for key in ("signature_zh", "root_cause_zh"):
-            if not str(entry.translated(key) or "").strip():
-                gap(key, "missing Chinese translation")
-        for key, items in (("workarounds_zh", entry.workarounds), ("dead_ends_zh", entry.dead_ends)):
-            for i, item in enumerate(items):
-                if not item.text_zh:
-                    gap(f"{key}[{i}]", "missing Chinese translation")
+        for path, message in translation_gaps(entry):
+            gap(path, message)
+        for message in hits.get(entry.id, ()):
+            gap("regex", f"matches chat that must match nothing: {_shorten(message)!r}")
         if not entry.official_doc_url:
             gap("official_doc_url", "no link to the official docs")
         if len(entry.workarounds) < MIN_ACTIONS:
