@@ -126,11 +126,12 @@ def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
     directory = Path(args.dir) if args.dir else settings.seeds_dir
     entries, problems = read_seeds(directory)
-    if not problems and args.strict:
+    if not problems:
         from bot.kb.matcher import Matcher
-        from bot.kb.quality import lint
+        from bot.kb.quality import chat_problems, lint
 
-        problems = lint(entries, Matcher(entries), Path(args.fixtures))
+        matcher, fixtures = Matcher(entries), Path(args.fixtures)
+        problems = lint(entries, matcher, fixtures) if args.strict else chat_problems(entries, matcher, fixtures)
     for problem in problems:
         print(problem)
     if problems:

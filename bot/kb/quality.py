@@ -49,6 +49,13 @@ def chat_hits(matcher: Matcher, messages: tuple[str, ...]) -> dict[str, tuple[st
     return {entry_id: tuple(found) for entry_id, found in hits.items()}
 
 
+def chat_problems(entries: Mapping[str, Entry], matcher: Matcher, fixtures_dir: Path) -> list[Problem]:
+    """A regex that matches chat (``chat/`` beside ``fixtures_dir``) would answer people who only talk."""
+    hits = chat_hits(matcher, chat_messages(fixtures_dir.parent / "chat"))
+    return [Problem(entries[i].source or i, "regex", f"matches chat that must match nothing: {_shorten(m)!r}")
+            for i in entries if i in hits for m in hits[i]]
+
+
 def _shorten(text: str, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
@@ -117,8 +124,7 @@ def lint(entries: Mapping[str, Entry], matcher: Matcher, fixtures_dir: Path,
 
     Chat that must match nothing is read from ``chat/`` beside ``fixtures_dir`` (``tests/fixtures/chat``).
     """
-    problems: list[Problem] = []
-    hits = chat_hits(matcher, chat_messages(fixtures_dir.parent / "chat"))
+    problems = chat_problems(entries, matcher, fixtures_dir)
     for entry in entries.values():
         def gap(path: str, message: str, entry: Entry = entry) -> None:
             problems.append(Problem(entry.source or entry.id, path, message))
@@ -127,8 +133,6 @@ def lint(entries: Mapping[str, Entry], matcher: Matcher, fixtures_dir: Path,
             gap(path, "TODO placeholder left in (from `errkb new`)")
         for path, message in translation_gaps(entry):
             gap(path, message)
-        for message in hits.get(entry.id, ()):
-            gap("regex", f"matches chat that must match nothing: {_shorten(message)!r}")
         if not entry.official_doc_url:
             gap("official_doc_url", "no link to the official docs")
         if len(entry.workarounds) < MIN_ACTIONS:
