@@ -20,12 +20,14 @@ from bot.kb.normalize import normalize
 
 MIN_FIXTURES = 2
 MIN_ACTIONS = 2
-_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+# A code span as Markdown reads it: a run of backticks, then the text up to the next run of the same
+# length (so ``SELECT `order` FROM t`` is one span holding MySQL's own backticks).
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 
 
 def code_spans(text: str) -> list[str]:
-    """The contents of the backtick code spans in ``text``, in order, without repeats."""
-    return list(dict.fromkeys(span.strip() for span in _CODE_SPAN.findall(text) if span.strip()))
+    """The contents of the code spans in ``text``, in order, without repeats."""
+    return list(dict.fromkeys(body.strip() for _ticks, body in _CODE_SPAN.findall(text) if body.strip()))
 
 
 def lost_code_spans(english: str, chinese: str) -> list[str]:

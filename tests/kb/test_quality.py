@@ -51,3 +51,6 @@ def test_a_regex_that_matches_chat_is_reported(nccl_raw, tmp_path):
 def test_code_spans_must_appear_verbatim():
     assert lost_code_spans("Run `pip install -U x` then `x --check`", "先运行 `pip install -U x`，再 x --check") == []
     assert lost_code_spans("Set `NCCL_DEBUG=INFO`", "设置 NCCL 调试日志") == ["NCCL_DEBUG=INFO"]
+    mysql = "Quote it: ``SELECT `order` FROM t``, or rename `order`"
+    assert lost_code_spans(mysql, "加反引号：``SELECT `order` FROM t``，或给 `order` 改名") == []
+    assert lost_code_spans(mysql, "加反引号，或给 `order` 改名") == ["SELECT `order` FROM t"]
