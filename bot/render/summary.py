@@ -33,6 +33,9 @@ _PREFIXES = (
 _BRACKET_VALUE = re.compile(r"\s*[(（][^()（）]*(?:\d|['\"`‘“…])[^()（）]*[)）]")
 _QUOTED = re.compile(r"`[^`'\n]*'|(?<![A-Za-z])'[^'\n]*'|\"[^\"\n]*\"|‘[^’\n]*’|“[^”\n]*”")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:/]\d+)*(?:\s?(?:[KMGT]i?B|bytes|ms|s)|[A-Za-z]{0,2})(?![\w.])")
+# "torch.OutOfMemoryError: CUDA out of memory. …（CUDA 显存不足）": Chinese signatures keep the line
+# as the tool prints it and name the error in a trailing full-width parenthesis.
+_GLOSS = re.compile(r"^[^\u4e00-\u9fff]+（([^（）]*[\u4e00-\u9fff][^（）]*)）\s*$")
 _SOURCE_PATH = re.compile(r"\S*/\S+\.(?:cpp|hpp|cc|h|py|go|rs|java|js|ts):\d+\S*")
 _CODE_NAME = re.compile(r"\b(?:Errno|E\d{3,}|Xid|HY\d+|code)\b|\[Errno|error\[")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`'\"(\[])|(?<=[。！？])")
@@ -59,6 +62,8 @@ def plain_name(signature: str) -> str:
     → ``Target … is out of bounds``.
     """
     first = strip_log_prefix(signature.strip().splitlines()[0] if signature.strip() else "")
+    if gloss := _GLOSS.search(first):  # a Chinese signature: the line as printed, then its gloss
+        first = gloss.group(1).strip()
     kind = re.match(r"^(?:[\w$]+[.])*([\w$]+(?:Error|Exception|Warning))\b", first)
     body = _strip_prefixes(first)
     body = _SOURCE_PATH.sub("…", body)
