@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable
@@ -10,15 +12,23 @@ from typing import Generic, TypeVar
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 
+log = logging.getLogger(__name__)
+
 
 class Expiring(Generic[K, V]):
-    """A bounded LRU map whose values expire ``ttl`` seconds after they were loaded."""
+    """A bounded LRU map whose values expire ``ttl`` seconds after they were loaded.
 
-    def __init__(self, ttl: float, size: int = 10_000, clock: Callable[[], float] = time.monotonic) -> None:
+    With ``stale`` > 0, an expired value up to ``stale`` seconds old is still returned at once while
+    a fresh one loads in the background, so a hot key never waits for its reload."""
+
+    def __init__(self, ttl: float, size: int = 10_000, clock: Callable[[], float] = time.monotonic,
+                 stale: float = 0.0) -> None:
         self.ttl = ttl
         self.size = size
         self.clock = clock
+        self.stale = stale
         self._items: OrderedDict[K, tuple[float, V]] = OrderedDict()
+        self._loading: dict[K, asyncio.Task[None]] = {}
 
     def peek(self, key: K) -> tuple[bool, V | None]:
         """(True, value) while ``key`` holds a fresh value, else (False, None)."""
@@ -38,9 +48,22 @@ class Expiring(Generic[K, V]):
         found, value = self.peek(key)
         if found:
             return value  # type: ignore[return-value]
+        item = self._items.get(key)
+        if item is not None and item[0] + self.stale >= self.clock():
+            if key not in self._loading:
+                self._loading[key] = asyncio.ensure_future(self._reload(key, load))
+            return item[1]
         value = await load()
         self.put(key, value)
         return value
+
+    async def _reload(self, key: K, load: Callable[[], Awaitable[V]]) -> None:
+        try:
+            self.put(key, await load())
+        except Exception:  # the stale value stays until it is too old; the next get loads it again
+            log.warning("reloading a cached value failed", exc_info=True)
+        finally:
+            self._loading.pop(key, None)
 
     def forget(self, key: K) -> None:
         self._items.pop(key, None)

@@ -39,6 +39,7 @@ from bot.views import EntryView, HomeView, MatchView
 log = logging.getLogger(__name__)
 
 CHANNEL_TTL = 5.0  # seconds a channel's settings are trusted in process
+STALE_FOR = 60.0  # …and how much longer an older value is used while a fresh one loads
 FEEDBACK_TTL = 10.0  # seconds an entry's numbers are trusted for a new answer (a vote here forgets them at once)
 REPLAY_WINDOW = 600  # seconds: Slack replays a click or command for up to five minutes
 MAX_RESPONSES = 5  # Slack accepts five posts per response_url
@@ -78,7 +79,7 @@ class ChatService:
         self.votes = VoteQueue(store, before=self.writer.settled)
         self.outbox = Outbox(store, self.writer, self._carry_out, outlet.via_for, clock=clock)
         self.updates = Refresher(self._render_update, self._send_update, self._shown_now, update_delay)
-        self._channels: Expiring[tuple[str, str], tuple[str, bool]] = Expiring(CHANNEL_TTL)
+        self._channels: Expiring[tuple[str, str], tuple[str, bool]] = Expiring(CHANNEL_TTL, stale=STALE_FOR)
         self._vias: Expiring[str, Via] = Expiring(3600.0, size=1000)
         self._live: Expiring[str, EntryFeedback] = Expiring(FEEDBACK_TTL)
 

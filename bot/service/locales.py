@@ -1,7 +1,8 @@
 """The reader's locale: their ``/errkb locale`` override, else their Slack language (asked once a day).
 
-Answers are cached in process for a few seconds (``TTL``) and forgotten here when the user changes
-their setting, so a change made through another process shows within seconds.
+Answers are cached in process for a few seconds (``TTL``; then reloaded in the background while the
+older answer still serves) and forgotten here when the user changes their setting, so a change made
+through another process shows within seconds.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ log = logging.getLogger(__name__)
 
 SLACK_LOCALE_MAX_AGE = dt.timedelta(days=1)
 TTL = 5.0
+STALE_FOR = 60.0  # an older answer is used while a fresh one loads in the background
 
 
 class Locales:
@@ -26,7 +28,7 @@ class Locales:
         self.store = store
         self.outlet = outlet
         self.clock = clock or (lambda: dt.datetime.fromtimestamp(store.clock(), dt.UTC))
-        self._cache: Expiring[tuple[str, str], str] = Expiring(TTL)
+        self._cache: Expiring[tuple[str, str], str] = Expiring(TTL, stale=STALE_FOR)
 
     async def locale_for(self, workspace: str, user: str | None, via: Via) -> str:
         """``en`` or ``zh`` for ``user``; English when unknown or Slack cannot be asked."""

@@ -1,0 +1,47 @@
+"""The in-process caches: fresh for ``ttl``, then reloaded in the background while the old value serves."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bot.service.caches import Expiring
+
+
+class Clock:
+    now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_fresh_then_stale_while_reloading_then_loaded_again():
+    clock, loads = Clock(), []
+
+    async def load() -> int:
+        loads.append(clock.now)
+        await asyncio.sleep(0.01)
+        return len(loads)
+
+    cache: Expiring[str, int] = Expiring(ttl=5, clock=clock, stale=60)
+    assert await cache.get("k", load) == 1
+    clock.now = 4
+    assert await cache.get("k", load) == 1 and loads == [0]  # fresh: no load
+    clock.now = 6
+    assert await cache.get("k", load) == 1  # expired: the old value at once…
+    await asyncio.sleep(0.05)
+    assert await cache.get("k", load) == 2 and loads == [0, 6]  # …and the new one next time
+    clock.now = 100
+    assert await cache.get("k", load) == 3  # too old to serve: the caller waits for the load
+
+
+async def test_forget_makes_the_next_get_load():
+    clock = Clock()
+    values = iter([1, 2])
+
+    async def load() -> int:
+        return next(values)
+
+    cache: Expiring[str, int] = Expiring(ttl=5, clock=clock, stale=60)
+    assert await cache.get("k", load) == 1
+    cache.forget("k")
+    assert await cache.get("k", load) == 2
