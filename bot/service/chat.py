@@ -16,7 +16,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import replace
 
-from bot import i18n
+from bot import i18n, metrics
 from bot.diagnose import ErrkbService
 from bot.i18n import _
 from bot.kb.feedback import EntryFeedback
@@ -108,17 +108,27 @@ class ChatService:
         """A new or edited message in a channel: record the decision to answer it, if there is one."""
         if m.author.own:
             return
-        matches = self.core.find(m.text, limit=1) if m.text.strip() else []
+        matches = self._find(m.text)
         if not matches and not m.files:
             return  # chat: it cost the match and nothing else
         mode, bots = await self.channel(m.workspace, m.channel)
         if mode != "auto" or (m.author.bot and not bots):
             return
         if matches:
-            await self._decide_answer(m, matches[0], via)
+            recorded = await self._decide_answer(m, matches[0], via)
+            metrics.outcome("answered" if recorded else "duplicate", matches[0].entry_id)
         else:
-            await self.outbox.record(self._decision(m, "files", keys.message(m.workspace, m.channel, m.ts),
-                                                    files=m.files), via)
+            recorded = await self.outbox.record(self._decision(m, "files", keys.message(m.workspace, m.channel, m.ts),
+                                                               files=m.files), via)
+            metrics.outcome("answered" if recorded else "duplicate")
+
+    def _find(self, text: str) -> list[Match]:
+        """The best match for a message, timed and counted by how it was found."""
+        with metrics.timed_match() as found:
+            matches = self.core.find(text, limit=1) if text.strip() else []
+            if matches:
+                found(matches[0].how)
+        return matches
 
     async def mention(self, m: Incoming, via: Via) -> None:
         """@errkb: diagnose the message, else the first message of its thread, else say why not."""
@@ -127,8 +137,9 @@ class ChatService:
         mode, bots = await self.channel(m.workspace, m.channel)
         if mode == "off" or (m.author.bot and not bots):
             return
-        matches = self.core.find(m.text, limit=1) if m.text.strip() else []
+        matches = self._find(m.text)
         key = keys.message(m.workspace, m.channel, m.ts)
+        metrics.outcome("answered", matches[0].entry_id if matches else None)
         if matches:
             if not await self._decide_answer(m, matches[0], via):
                 await self.outbox.record(self._decision(m, "already", key), via)
@@ -203,6 +214,9 @@ class ChatService:
 
     async def _post_answer(self, d: Decision, plan: Plan, via: Via, first: bool = False) -> bool | Later:
         report = await self.outlet.send(plan, via, on_sent=lambda sent: self._posted(d.workspace, sent))
+        if first and report.sent:
+            metrics.FIRST_REPLY_SECONDS.observe(max(0.0, self.clock() - d.created_at))
+        metrics.ANSWERS.labels("posted" if report.ok else "partial" if report.sent else "failed").inc()
         if report.ok:
             return True
         if first and not report.sent:
@@ -239,6 +253,9 @@ class ChatService:
         """A 👍/👎 (``token``) added or removed on a message: a vote, if the message is one of ours."""
         outcome = await self.votes.submit(VoteEvent(workspace, user, at, token=token, present=present,
                                                     channel=channel, ts=ts))
+        if outcome.posted is not None:
+            metrics.VOTES.labels("reaction", str(bool(outcome.changed)).lower()).inc()
+            metrics.outcome("answered", outcome.posted.entry_id)
         if outcome.changed and outcome.posted is not None:
             self._live.forget(outcome.posted.entry_id)
         if outcome.changed and outcome.posted is not None and outcome.posted.workaround is not None:
@@ -255,6 +272,7 @@ class ChatService:
                                                     workaround=index))
         if outcome.tally is None:
             return
+        metrics.VOTES.labels("button", str(bool(outcome.changed)).lower()).inc()
         if outcome.changed:
             self._live.forget(outcome.posted.entry_id if outcome.posted else entry_id)
         if click.ts is not None and outcome.posted is not None:

@@ -21,13 +21,14 @@ from slack_bolt.adapter.socket_mode.aiohttp import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot import i18n
+from bot import i18n, metrics
 from bot.config import Settings
 from bot.diagnose import ErrkbService
 from bot.kb.knowledge import KnowledgeBase
 from bot.service import ChatService
 from bot.slack import listeners
 from bot.slack.gateway import PACE_PER_SECOND, Gateway
+from bot.slack.observed import ObservedApp
 from bot.slack.tasks import Inflight
 from bot.store import Store
 
@@ -35,6 +36,7 @@ log = logging.getLogger(__name__)
 
 EVENTS_PATH = "/slack/events"
 HEALTH_PATH = "/healthz"
+METRICS_PATH = "/metrics"
 SHUTDOWN_GRACE = 25.0  # seconds for in-flight replies after SIGTERM (platforms usually allow 30)
 
 
@@ -63,17 +65,18 @@ def build_app(settings: Settings, service: ErrkbService, store: Store, update_de
     Listeners run before Slack gets its answer (``process_before_response``): each does only its
     quick part there, so the ack carries what must be durable (a recorded decision, a vote)."""
     client = make_client(settings, session)
-    app = AsyncApp(client=client, signing_secret=settings.signing_secret or "", name="errkb",
+    app = ObservedApp(client=client, signing_secret=settings.signing_secret or "", name="errkb",
                    process_before_response=True)
     gateway = Gateway(client, settings.api_url, pace=pace)
     chat = ChatService(service, store, gateway, update_delay)
     background = Inflight()
     listeners.register(app, chat, background)
+    metrics.PENDING.set_function(lambda: len(chat.outbox))
     return Wiring(app, chat, gateway, background)
 
 
 def http_app(bolt: AsyncApp | None, healthy: Callable[[], Awaitable[bool]]) -> web.Application:
-    """``POST /slack/events`` (when ``bolt`` is given) and ``GET /healthz``."""
+    """``POST /slack/events`` (when ``bolt`` is given), ``GET /healthz`` and ``GET /metrics`` (Prometheus)."""
 
     async def events(request: web.Request) -> web.Response:
         assert bolt is not None
@@ -83,8 +86,13 @@ def http_app(bolt: AsyncApp | None, healthy: Callable[[], Awaitable[bool]]) -> w
         ok = await healthy()
         return web.json_response({"ok": ok}, status=200 if ok else 503)
 
+    async def exposition(_request: web.Request) -> web.Response:
+        body, content_type = metrics.exposition()
+        return web.Response(body=body, headers={"Content-Type": content_type})
+
     web_app = web.Application()
     web_app.router.add_get(HEALTH_PATH, health)
+    web_app.router.add_get(METRICS_PATH, exposition)
     if bolt is not None:
         web_app.router.add_post(EVENTS_PATH, events)
     return web_app

@@ -19,6 +19,7 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot import metrics
 from bot.service import slots
 from bot.service.plans import (
     Action,
@@ -201,15 +202,19 @@ class Gateway:
                 pace = self._paces.setdefault(channel, _Pace(self.pace, self.burst))
                 await slots.wait(pace.reserve(loop.time()))
             try:
-                return await getattr(client, method)(**kwargs)
+                response = await getattr(client, method)(**kwargs)
+                metrics.API_CALLS.labels(name, "ok").inc()
+                return response
             except SlackApiError as exc:
                 status = exc.response.status_code
                 data = exc.response.data
                 error = str((data.get("error") if isinstance(data, dict) else None) or status)
+                metrics.API_CALLS.labels(name, metrics.api_result(status, error)).inc()
                 if status == 429 or error == "ratelimited":
                     limited_tries += 1
                     if limited_tries > RATE_LIMIT_RETRIES:
                         raise CallFailed(name, "ratelimited", False) from exc
+                    metrics.RETRIES.labels(name, "429").inc()
                     retry_after = _retry_after(exc.response.headers)
                     self._blocked[block_key] = max(self._blocked.get(block_key, 0.0), loop.time() + retry_after)
                     log.info("%s rate-limited; waiting %.1f s", name, retry_after)
@@ -218,13 +223,16 @@ class Gateway:
                     server_tries += 1
                     if server_tries > SERVER_RETRIES:
                         raise CallFailed(name, error, False) from exc
+                    metrics.RETRIES.labels(name, "5xx" if status >= 500 else "error").inc()
                     await slots.wait(_backoff(server_tries))
                     continue
                 raise CallFailed(name, error, True) from exc
             except (aiohttp.ClientError, TimeoutError) as exc:
+                metrics.API_CALLS.labels(name, "error").inc()
                 server_tries += 1
                 if server_tries > SERVER_RETRIES:
                     raise CallFailed(name, repr(exc), False) from exc
+                metrics.RETRIES.labels(name, "connection").inc()
                 await slots.wait(_backoff(server_tries))
 
 

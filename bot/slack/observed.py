@@ -1,0 +1,35 @@
+"""The Bolt app, counted: every request it dispatches (HTTP or Socket Mode) is one ``bot.metrics.event``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from slack_bolt.async_app import AsyncApp
+from slack_bolt.request.async_request import AsyncBoltRequest
+from slack_bolt.response import BoltResponse
+
+from bot import metrics
+
+
+def request_type(body: Any) -> str:
+    """``message``, ``reaction_added``… for events; ``command``, ``block_actions``, ``shortcut``… otherwise."""
+    if not isinstance(body, dict):
+        return "unknown"
+    if body.get("type") == "event_callback":
+        return str((body.get("event") or {}).get("type") or "event")
+    if "command" in body:
+        return "command"
+    return str(body.get("type") or "unknown")
+
+
+class ObservedApp(AsyncApp):
+    async def async_dispatch(self, req: AsyncBoltRequest) -> BoltResponse:
+        kind = request_type(req.body)
+        with metrics.event(kind) as handled:
+            response = await super().async_dispatch(req)
+            if response.status >= 400:
+                handled.outcome = "dropped"  # refused (a bad signature) or failed
+            elif handled.outcome == "silent" and kind in ("command", "block_actions", "shortcut", "message_action",
+                                                         "view_submission"):
+                handled.outcome = "answered"  # asked for directly: acked now, answered after
+            return response
