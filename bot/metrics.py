@@ -33,7 +33,7 @@ PENDING = Gauge("errkb_pending_decisions", "Recorded decisions (answers, notes) 
 ACK_SECONDS = Histogram("errkb_ack_seconds", "Time from receiving a Slack request to its ack", ["type"],
                         buckets=_LATENCY_BUCKETS)
 MATCH_SECONDS = Histogram("errkb_match_seconds", "Time to match one message against the KB", buckets=_LATENCY_BUCKETS)
-FIRST_REPLY_SECONDS = Histogram("errkb_first_reply_seconds", "Time from a paste's event to the first post of its answer",
+FIRST_REPLY_SECONDS = Histogram("errkb_first_reply_seconds", "Time from a recorded answer to its first post",
                                 buckets=_LATENCY_BUCKETS)
 
 
