@@ -83,3 +83,17 @@ class TestMetrics:
         assert sent.status == 401
         after = await scrape(harness)
         assert moved(before, after, "errkb_events_total", type="message", outcome="dropped") == 1
+
+
+async def test_the_grafana_dashboard_charts_metrics_the_bot_exports(harness):
+    import json
+    import re
+
+    from tests.slack.conftest import REPO
+
+    dashboard = json.loads((REPO / "docs" / "grafana-dashboard.json").read_text(encoding="utf-8"))
+    charted = {re.sub(r"_(bucket|total)$", "", name) for panel in dashboard["panels"] for target in panel["targets"]
+               for name in re.findall(r"errkb_\w+", target["expr"])}
+    sent = await harness.send.get("/metrics")
+    exported = {family.name for family in text_string_to_metric_families(sent.body)}
+    assert charted and charted <= exported, charted - exported
