@@ -39,10 +39,16 @@ class Problem:
         return f"{self.file}: {self.path}: {self.message}" if self.path else f"{self.file}: {self.message}"
 
 
+# What one entry's regex may cost: RE2 compiles it and builds its DFA within this much memory
+# (past it, matching falls back to RE2's slower NFA; a regex too large to compile is invalid).
+REGEX_MAX_MEM = 2 << 20
+
+
 def compile_regex(pattern: str) -> re2._Regexp:
     """Compile ``pattern`` in RE2 (linear time); raises ``re2.error`` with RE2's reason."""
     options = re2.Options()
     options.log_errors = False
+    options.max_mem = REGEX_MAX_MEM
     return re2.compile(pattern, options)
 
 
@@ -54,7 +60,8 @@ def regex_error(pattern: str) -> str | None:
         reason = exc.args[0] if exc.args else str(exc)
         if isinstance(reason, bytes):
             reason = reason.decode("utf-8", "replace")
-        return f"RE2 cannot compile it: {reason}"
+        budget = f" within its {REGEX_MAX_MEM >> 20} MiB budget" if "too large" in reason else ""
+        return f"RE2 cannot compile it{budget}: {reason}"
     return None
 
 

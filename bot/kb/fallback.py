@@ -18,7 +18,8 @@ import bisect
 import math
 import re
 from array import array
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.kb.entry import Entry
@@ -28,8 +29,8 @@ from bot.kb.normalize import strip_log_prefix
 # (lowest raw score of a band, share of right answers in that band and above it, made monotone),
 # printed by bench/calibrate_fallback.py; an answer is given only where that share is ≥ 95%.
 CALIBRATION: tuple[tuple[float, float], ...] = (
-    (0.4, 0.132), (0.475, 0.263), (0.6, 0.343), (0.675, 0.382), (0.7, 0.593), (0.725, 0.635), (0.8, 0.698),
-    (0.85, 0.75), (0.875, 0.864), (0.925, 0.886), (0.95, 0.97),
+    (0.4, 0.095), (0.475, 0.129), (0.5, 0.186), (0.6, 0.231), (0.625, 0.454), (0.7, 0.542), (0.725, 0.6),
+    (0.8, 0.787), (0.875, 0.875), (0.9, 0.887), (0.95, 0.956),
 )
 MIN_CONFIDENCE = 0.95
 MAX_QUERY_LINES = 12
@@ -62,8 +63,8 @@ _MASK = re.compile(
     re.VERBOSE,
 )
 _QUOTED = re.compile(r"'([^'\n]{1,80})'|\"([^\"\n]{1,80})\"|`([^`\n]{1,80})`|‘([^’\n]{1,80})’|“([^”\n]{1,80})”")
-_WORD = re.compile(r"[^\W\d]\w+|[\u3400-\u9fff\uf900-\ufaff]+")
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+_LATIN = re.compile(r"(?:(?![\u3400-\u9fff\uf900-\ufaff])[^\W\d])(?:(?![\u3400-\u9fff\uf900-\ufaff])\w)+")
 
 
 @dataclass(frozen=True)
@@ -79,12 +80,11 @@ class Guess:
 
 def words(text: str) -> list[str]:
     """Lower-case words of ``text``; dotted names split; CJK runs as character bigrams."""
-    out: list[str] = []
-    for word in _WORD.findall(_MASK.sub(" ", text).lower()):
-        if _CJK.match(word):
-            out.extend(word[i : i + 2] for i in range(max(1, len(word) - 1)))
-        else:
-            out.append(word)
+    masked = _MASK.sub(" ", text).lower()
+    out = _LATIN.findall(masked)
+    if not masked.isascii():
+        for run in _CJK_RUN.findall(masked):
+            out.extend(run[i : i + 2] for i in range(max(1, len(run) - 1)))
     return out
 
 
@@ -120,18 +120,20 @@ def confidence(raw: float) -> float:
 class Fallback:
     """An inverted index of every entry's wordings, weighted by squared IDF."""
 
-    def __init__(self, entries: Mapping[str, Entry]) -> None:
+    def __init__(self, entries: Mapping[str, Entry], regex_words: Sequence[str] | None = None) -> None:
+        """``regex_words``: the literal words of each entry's regex, in order, when already known."""
         self._owner: list[int] = []  # doc -> entry index
         self._ids: list[str] = []
         self._types: list[str | None] = []  # doc -> exception type
         self._token: dict[str, int] = {}
         docs: list[set[int]] = []
-        df: dict[int, set[int]] = {}
+        df: Counter[int] = Counter()
         for e_index, entry in enumerate(entries.values()):
             self._ids.append(entry.id)
-            fixed = set(words(literal_words(entry.regex)))
-            texts = [(entry.signature, True), *((alias, False) for alias in entry.aliases),
-                     (literal_words(entry.regex), False)]
+            regex_text = regex_words[e_index] if regex_words is not None else literal_words(entry.regex)
+            fixed = set(words(regex_text))
+            texts = [(entry.signature, True), *((alias, False) for alias in entry.aliases), (regex_text, False)]
+            seen: set[int] = set()
             for text, example in texts:
                 if example:  # a signature's quoted names are examples unless the regex spells them out
                     bare, quoted = split_quoted(text)
@@ -144,21 +146,24 @@ class Fallback:
                 docs.append(ids)
                 self._owner.append(e_index)
                 self._types.append(exception_type(text))
-                for t in ids:
-                    df.setdefault(t, set()).add(e_index)
+                seen |= ids
+            df.update(seen)
         n = max(1, len(self._ids))
         self._max_weight = math.log(1 + n) ** 2
         self._weight = array("d", [0.0]) * len(self._token)
         for t, owners in df.items():
-            share = len(owners) / n
-            self._weight[t] = 0.0 if share > STOPWORD_SHARE and n >= 40 else math.log(1 + n / len(owners)) ** 2
+            self._weight[t] = 0.0 if owners / n > STOPWORD_SHARE and n >= 40 else math.log(1 + n / owners) ** 2
         self._postings: dict[int, array] = {}
         self._doc_total = array("d")
+        self._doc_tokens: list[array] = []
         for d, ids in enumerate(docs):
             self._doc_total.append(sum(self._weight[t] for t in ids))
-            for t in ids:
-                if self._weight[t] > 0:
-                    self._postings.setdefault(t, array("I")).append(d)
+            kept = array("I", sorted(t for t in ids if self._weight[t] > 0))
+            self._doc_tokens.append(kept)
+            for t in kept:
+                self._postings.setdefault(t, array("I")).append(d)
+        # a word in more docs than this only adds to the score of docs a rarer word already found
+        self._rare = max(64, len(docs) // 100)
 
     def guess(self, text: str, exclude: str | None = None, after: int = 0) -> list[Guess]:
         """Entries for the error lines of ``text``, best first, however low their confidence.
@@ -184,20 +189,23 @@ class Fallback:
         query_total = sum(self._weight[t] if t >= 0 else self._max_weight * UNKNOWN_WORD_WEIGHT for t in required)
         # a quoted name the query has counts half against an entry that lacks it, fully for one that has it
         query_total += QUOTED_WORD_WEIGHT * sum(self._weight[t] for t in optional)
-        matched: dict[int, float] = {}
-        extra: dict[int, float] = {}
-        for t in required:
-            if t >= 0:
-                for d in self._postings.get(t, ()):
-                    matched[d] = matched.get(d, 0.0) + self._weight[t]
-        for t in optional:
-            for d in self._postings.get(t, ()):
-                matched[d] = matched.get(d, 0.0) + self._weight[t]
-                extra[d] = extra.get(d, 0.0) + (1 - QUOTED_WORD_WEIGHT) * self._weight[t]
+        present = [t for t in (*required, *optional) if t >= 0 and t in self._postings]
+        if not present:
+            return []
+        rare = [t for t in present if len(self._postings[t]) <= self._rare]
+        seeds = rare or [min(present, key=lambda t: len(self._postings[t]))]
+        docs = {d for t in seeds for d in self._postings[t]}
+        wanted = {t: self._weight[t] for t in present}
         kind = exception_type(line)
         per_entry: dict[int, float] = {}
-        for d, hit in matched.items():
-            q = query_total + extra.get(d, 0.0)
+        for d in docs:
+            hit = extra = 0.0
+            for t in self._doc_tokens[d]:
+                if t in wanted:
+                    hit += wanted[t]
+                    if t in optional:
+                        extra += (1 - QUOTED_WORD_WEIGHT) * wanted[t]
+            q = query_total + extra
             if q <= 0 or self._doc_total[d] <= 0:
                 continue
             raw = min(1.0, hit / q) ** LINE_COVERAGE_WEIGHT * min(1.0, hit / self._doc_total[d])

@@ -15,14 +15,17 @@ from __future__ import annotations
 import re
 import re._constants as sre_c
 import re._parser as sre_parse
+from dataclasses import dataclass
 
 MIN_LITERAL = 4  # a literal shorter than this occurs in too many pastes to be worth filtering on
 MAX_ALTERNATIVES = 48
 MAX_LENGTH = 80
+MAX_USEFUL = 16  # past this length a literal is rare enough: fewer alternatives count more
 
 _RE2_ONLY = re.compile(
     r"\\[pP](?:\{[^}]*\}|\w)|\[:\^?[a-z]+:\]|\\x\{[0-9A-Fa-f]+\}|\\C|\\Q(.*?)(?:\\E|$)|\\z|\(\?<(?=\w)", re.S
 )
+_FLAGS = re.compile(r"(?<!\\)\(\?[imsU]+\)")
 _Info = tuple[frozenset[str] | None, frozenset[str] | None]  # (exact strings, required OR-set)
 
 
@@ -39,24 +42,55 @@ def _to_python(pattern: str) -> str:
             return "."
         return "\\w"  # a class of characters: never a literal
 
-    return _RE2_ONLY.sub(swap, pattern)
+    # RE2 takes (?m) anywhere; Python only at the start. Flags change no literal (all are case-folded).
+    return _FLAGS.sub("", _RE2_ONLY.sub(swap, pattern))
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What one parse of a pattern tells: every set of literals a match must contain one of (each
+    set alone is enough to filter on; the matcher picks the rarest), and its literal words."""
+
+    options: tuple[frozenset[str], ...]
+    words: str
+
+
+def analyze(pattern: str) -> Analysis:
+    try:
+        tree = list(sre_parse.parse(_to_python(pattern)))
+    except (re.error, RecursionError, OverflowError, ValueError):
+        return Analysis((), "")
+    runs: list[str] = []
+    _collect(tree, runs)
+    words = " ".join(x for x in runs if x.strip())
+    found: list[frozenset[str]] = []
+    try:
+        exact, required = _sequence(tree, found)
+    except _Unsupported:
+        return Analysis((), words)
+    found.extend(s for s in (exact, required) if s)
+    options = []
+    for option in dict.fromkeys(found):
+        if "" in option or not all(map(_long_enough, option)):
+            continue
+        # a string that contains another alternative adds nothing: the shorter one occurs whenever it does
+        options.append(frozenset(s for s in option if not any(o != s and o in s for o in option)))
+    return Analysis(tuple(dict.fromkeys(options)), words)
 
 
 def required_literals(pattern: str) -> frozenset[str] | None:
-    """Case-folded strings one of which every match of ``pattern`` contains, or None."""
-    try:
-        tree = sre_parse.parse(_to_python(pattern))
-    except (re.error, RecursionError, OverflowError, ValueError):
-        return None
-    try:
-        exact, required = _sequence(list(tree))
-    except _Unsupported:
-        return None
-    best = _better(exact, required)
-    if best is None or min(map(len, best)) < MIN_LITERAL:
-        return None
-    # a string that contains another alternative adds nothing: the shorter one occurs whenever it does
-    return frozenset(s for s in best if not any(o != s and o in s for o in best))
+    """The best single set of case-folded strings one of which every match contains, or None."""
+    options = analyze(pattern).options
+    return max(options, key=_score) if options else None
+
+
+def _long_enough(literal: str) -> bool:
+    # two CJK characters are as telling as four Latin ones
+    return len(literal) >= MIN_LITERAL or (len(literal) >= 2 and not literal.isascii())
+
+
+def _score(s: frozenset[str]) -> tuple[int, int]:
+    return (min(MAX_USEFUL, *(len(x) for x in s)), -len(s))
 
 
 class _Unsupported(Exception):
@@ -67,7 +101,7 @@ def _better(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[str
     def score(s: frozenset[str] | None) -> tuple[int, int]:
         if not s or "" in s:
             return (-1, 0)
-        return (min(len(x) for x in s), -len(s))
+        return (min(MAX_USEFUL, *(len(x) for x in s)), -len(s))
 
     best = a if score(a) >= score(b) else b
     return best if best and "" not in best else None
@@ -80,24 +114,33 @@ def _cross(a: frozenset[str], b: frozenset[str]) -> frozenset[str] | None:
     return out if all(len(x) <= MAX_LENGTH for x in out) else None
 
 
-def _sequence(items: list) -> _Info:
+def _sequence(items: list, found: list[frozenset[str]] | None = None) -> _Info:
+    """(exact strings, best required set) of a sequence; ``found`` collects every required set seen."""
     run: frozenset[str] | None = frozenset({""})
     best: frozenset[str] | None = None
     whole_exact = True
     for op, av in _runs(items):
         exact, required = (frozenset({av}), frozenset({av})) if op is _RUN else _item(op, av)
+        if op is _RUN:  # a run of plain text is required on its own, whatever it is joined to
+            best = _better(best, exact)
+            if found is not None:
+                found.append(exact)
         joined = _cross(run, exact) if run is not None and exact is not None else None
         if joined is not None:
             run = joined
             continue
         whole_exact = False
         best = _better(best, run)
+        if found is not None:
+            found.extend(s for s in (run, None if exact is not None else required) if s)
         if exact is not None:
             run = exact
         else:
             best = _better(best, required)
             run = frozenset({""})
     best = _better(best, run)
+    if found is not None and run:
+        found.append(run)
     return (run if whole_exact else None), best
 
 
@@ -161,18 +204,9 @@ def _item(op, av) -> _Info:
     return None, None  # ANY, NOT_LITERAL, CATEGORY, …
 
 
-_WORD = re.compile(r"[^\W\d_]{2,}|[^\W_]*\d[^\W_]*", re.UNICODE)
-
-
 def literal_words(pattern: str) -> str:
     """The literal runs of ``pattern`` joined by spaces (for word-based retrieval)."""
-    try:
-        tree = sre_parse.parse(_to_python(pattern))
-    except (re.error, RecursionError, OverflowError, ValueError):
-        return ""
-    out: list[str] = []
-    _collect(list(tree), out)
-    return " ".join(x for x in out if x.strip())
+    return analyze(pattern).words
 
 
 def _collect(items: list, out: list[str]) -> None:

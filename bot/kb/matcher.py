@@ -11,7 +11,9 @@ entry from the paste's error lines, with a calibrated confidence.
 
 from __future__ import annotations
 
+import bisect
 import re
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -22,16 +24,18 @@ import re2
 
 from bot.kb.entry import Entry, Problem, compile_regex
 from bot.kb.fallback import MIN_CONFIDENCE, Fallback
-from bot.kb.literals import required_literals
+from bot.kb.literals import analyze
 from bot.kb.normalize import Normalized, normalize
 from bot.kb.ranking import SEVERITY_RANK, Hit, cause_map, on_warning_line, rank, severity_name
 from bot.kb.seeds import SeedError
 from bot.kb.versions import parse_constraints
 
-COMPILED_CACHE = 2048  # compiled regexes kept (each within its RE2 budget)
+COMPILED_CACHE = 1024  # compiled regexes kept (each within its RE2 budget, entry.REGEX_MAX_MEM)
+MAX_OPTIONS = 3  # literal sets of one entry that must all occur before its regex runs
 MAX_UNFILTERED = 2000  # regexes without a required literal that may be tried on every paste
 _FRAME_LINE = re.compile(r'^\s+(?:File "[^"]*", line \d+|at [\w$.<>/]+\(|\d+: 0x[0-9a-f]+)')
 _PY_FRAME = re.compile(r'^\s+File "[^"]*", line \d+')
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
 class MatcherError(SeedError):
@@ -62,19 +66,30 @@ class Matcher:
         self._ids: list[str] = []
         self._patterns: list[str] = []
         self._unfiltered: list[int] = []
-        automaton = ahocorasick.Automaton()
-        for index, entry in enumerate(entries.values()):
-            self._ids.append(entry.id)
-            self._patterns.append(entry.regex)
+        analyses = []
+        for entry in entries.values():
             if (reason := _syntax_error(entry.regex)) is not None:
                 raise MatcherError(entry.source or entry.id, f"RE2 cannot compile it ({reason})")
-            literals = required_literals(entry.regex)
-            if literals is None:
+            self._ids.append(entry.id)
+            self._patterns.append(entry.regex)
+            analyses.append(analyze(entry.regex))
+        # Filter each regex on its rarest literal set: the fewer entries share a literal, the fewer
+        # regexes one occurrence makes the matcher run.
+        shared = Counter(lit for a in analyses for lit in {lit for option in a.options for lit in option})
+        # Each literal set alone is required, so a regex can match only where all of them occur:
+        # up to MAX_OPTIONS of an entry's rarest sets are checked together (the entry's bit mask).
+        automaton = ahocorasick.Automaton()
+        self._full: list[int] = []
+        for index, analysis in enumerate(analyses):
+            options = sorted(analysis.options, key=lambda o: (sum(shared[lit] for lit in o), -min(map(len, o))))
+            self._full.append((1 << min(len(options), MAX_OPTIONS)) - 1)
+            if not options:
                 self._unfiltered.append(index)
                 continue
-            for literal in literals:
-                owners = automaton.get(literal, ())
-                automaton.add_word(literal, (*owners, index))
+            for bit, option in enumerate(options[:MAX_OPTIONS]):
+                for literal in option:
+                    owners = automaton.get(literal, ())
+                    automaton.add_word(literal, (*owners, index * 8 + bit))
         if len(self._unfiltered) > MAX_UNFILTERED:
             raise MatcherError("seeds", f"{len(self._unfiltered)} regexes have no literal of 4 or more characters to "
                                         f"filter on (at most {MAX_UNFILTERED} can be tried on every paste)")
@@ -86,8 +101,8 @@ class Matcher:
         self._constraints = {i: tuple(parse_constraints(e.versions)) for i, e in enumerate(entries.values())
                              if e.versions}
         self._causes = cause_map({e.id: (e.links("leads_to"), e.links("preceded_by")) for e in entries.values()})
-        self._sources = {e.id: e.source or e.id for e in entries.values()}
-        self._fallback = Fallback(entries)
+        self.unusable: set[str] = set()  # entries whose regex could not be compiled when needed
+        self._fallback = Fallback(entries, [a.words for a in analyses])
         self._init_cache()
 
     def _init_cache(self) -> None:
@@ -105,22 +120,27 @@ class Matcher:
     def __len__(self) -> int:
         return len(self._ids)
 
-    def _compile(self, index: int) -> re2._Regexp:
+    def _compile(self, index: int) -> re2._Regexp | None:
+        """The entry's regex, or None when it does not compile within its budget (validation
+        reports that entry; the matcher goes on without it)."""
         try:
             return compile_regex(self._patterns[index])
-        except re2.error as exc:
-            raise MatcherError(self._sources[self._ids[index]], f"RE2 cannot compile it within its budget ({exc})") \
-                from None
+        except re2.error:
+            self.unusable.add(self._ids[index])
+            return None
 
     def candidates(self, text: str) -> list[int]:
         """Indices of the entries whose required literal occurs in ``text`` (plus the unfiltered)."""
         found: set[int] = set(self._unfiltered)
         if len(self._automaton):
             seen: set[tuple[int, ...]] = set()
+            met: dict[int, int] = {}
             for _end, owners in self._automaton.iter(text.casefold()):
                 if owners not in seen:
                     seen.add(owners)
-                    found.update(owners)
+                    for code in owners:
+                        met[code >> 3] = met.get(code >> 3, 0) | 1 << (code & 7)
+            found.update(index for index, mask in met.items() if mask == self._full[index])
         return sorted(found)
 
     def match(self, paste: str | Normalized, limit: int = 5) -> list[Match]:
@@ -158,8 +178,12 @@ class Matcher:
         if not self._ids or not plain.text:
             return []
         hits: list[Hit] = []
+        # RE2 searches UTF-8 bytes far faster than str (no per-call encoding and offset mapping)
+        data = plain.text.encode("utf-8")
+        chars = _CharOffsets(plain.text)
         for index in self.candidates(plain.text):
-            best = _best_occurrence(self._compiled(index), plain.text)
+            regex = self._compiled(index)
+            best = _best_occurrence(regex, data, plain.text, chars) if regex is not None else None
             if best is None:
                 continue
             start, end, in_frame = best
@@ -184,11 +208,29 @@ def _syntax_error(pattern: str) -> str | None:
     return None
 
 
-def _best_occurrence(regex: re2._Regexp, text: str) -> tuple[int, int, bool] | None:
+class _CharOffsets:
+    """Character offsets of a text's UTF-8 byte offsets (the identity for ASCII text)."""
+
+    def __init__(self, text: str) -> None:
+        self._bytes: list[int] = []  # byte offset just past each non-ASCII character
+        self._extra: list[int] = []  # extra bytes up to and including it
+        extra = 0
+        for m in _NON_ASCII.finditer(text):
+            extra += len(m.group().encode("utf-8")) - 1
+            self._bytes.append(m.start() + extra + 1)
+            self._extra.append(extra)
+
+    def __call__(self, byte: int) -> int:
+        i = bisect.bisect_right(self._bytes, byte) - 1
+        return byte - (self._extra[i] if i >= 0 else 0)
+
+
+def _best_occurrence(regex: re2._Regexp, data: bytes, text: str, chars: _CharOffsets
+                     ) -> tuple[int, int, bool] | None:
     """The occurrence that best stands for the entry: off a stack frame and warning lines, longest, latest."""
     best: tuple[bool, bool, int, int, int, int] | None = None
-    for m in regex.finditer(text):
-        start, end = m.span()
+    for m in regex.finditer(data):
+        start, end = chars(m.start()), chars(m.end())
         # A hit that runs on past the frames into the raised error's line is not "in a frame".
         in_frame = _in_frame(text, start) and _in_frame(text, max(start, end - 1))
         key = (not in_frame, not on_warning_line(text, start), end - start, start, start, end)

@@ -30,6 +30,7 @@ def test_the_users_entry_is_valid(nccl_raw):
         (lambda r: r.update(last_updated="June 1"), "last_updated: expected a date as YYYY-MM-DD"),
         (lambda r: r.update(regex=r"(a)\1"), "regex: RE2 cannot compile it: invalid escape sequence"),
         (lambda r: r.update(regex="(?<=x)y"), "regex: RE2 cannot compile it"),
+        (lambda r: r.update(regex=r"\pL{1000}\pL{1000}"), "regex: RE2 cannot compile it within its 2 MiB budget"),
         (lambda r: r.update(tags="nccl"), "tags: expected a list, got a string"),
         (lambda r: r.update(verification_tier="gut_feeling"), "verification_tier: expected one of"),
         (lambda r: r.update(resolvable="maybe"), "resolvable: expected true, false or"),

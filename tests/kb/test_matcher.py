@@ -146,3 +146,22 @@ def test_a_matcher_survives_pickling_for_the_kb_snapshot(matcher):
 
     copy_ = pickle.loads(pickle.dumps(matcher))
     assert copy_.match(NCCL_PASTES[1])[0].entry_id == NCCL_ID
+
+
+def test_a_regex_too_large_for_its_budget_is_skipped_not_fatal(nccl_raw):
+    big = Matcher({"x/big": entry(nccl_raw, "x/big", r"segfault \pL{1000}\pL{1000}", "segfault"),
+                   NCCL_ID: Entry(nccl_raw)})
+    assert big.match("segfault here\n" + NCCL_PASTES[1])[0].entry_id == NCCL_ID
+    assert big.unusable == {"x/big"}
+
+
+def test_one_regex_costs_bounded_memory_on_a_large_paste(nccl_raw):
+    import random
+    import resource
+
+    # a DFA that would grow exponentially: RE2 stays within the regex's budget, then falls back
+    blowup = Matcher({"x/dfa": entry(nccl_raw, "x/dfa", r"(?:a|b)*a(?:a|b){20}c", "a c")})
+    text = "".join(random.Random(1).choice("ab") for _ in range(190_000))
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    assert blowup.match(text) == []
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 64 * 1024  # KiB
