@@ -97,7 +97,12 @@ def main() -> None:
 
     before = rss_mib()
     start = time.perf_counter()
-    baseline = [(e.id, re.compile(e.regex)) for e in entries.values()]
+    baseline = []
+    for e in entries.values():
+        try:
+            baseline.append((e.id, re.compile(e.regex)))
+        except re.error:
+            continue  # a few RE2-only forms; the baseline skips them
     baseline_compile_s = time.perf_counter() - start
     baseline_mib = rss_mib() - before
 
@@ -113,9 +118,9 @@ def main() -> None:
     ours_samples = time_each(ours, items, args.rounds)
     base_samples = time_each(loop, items, args.rounds)
 
-    print(f"compile: RE2 set {compile_s:.3f} s, {matcher_mib:.1f} MiB   |   baseline re loop "
+    print(f"build: matcher {compile_s:.3f} s, {matcher_mib:.1f} MiB   |   baseline re loop "
           f"{baseline_compile_s:.3f} s, {baseline_mib:.1f} MiB")
-    print(describe("errkb (RE2 set + confirm)", ours_samples))
+    print(describe("errkb (literal filter + RE2)", ours_samples))
     print(describe("baseline (re over entries)", base_samples))
     ratio = statistics.median(base_samples) / statistics.median(ours_samples)
     total = sum(base_samples) / sum(ours_samples)

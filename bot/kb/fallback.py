@@ -122,11 +122,13 @@ class Fallback:
 
     def __init__(self, entries: Mapping[str, Entry], regex_words: Sequence[str] | None = None) -> None:
         """``regex_words``: the literal words of each entry's regex, in order, when already known."""
-        self._owner: list[int] = []  # doc -> entry index
+        # Compact at any size: every doc's tokens in one array (CSR: doc d owns flat[start[d]:start[d+1]]).
+        self._owner = array("I")  # doc -> entry index
         self._ids: list[str] = []
         self._types: list[str | None] = []  # doc -> exception type
         self._token: dict[str, int] = {}
-        docs: list[set[int]] = []
+        flat = array("I")
+        start = array("I", [0])
         df: Counter[int] = Counter()
         for e_index, entry in enumerate(entries.values()):
             self._ids.append(entry.id)
@@ -140,30 +142,39 @@ class Fallback:
                     tokens = [*words(bare), *(w for w in quoted if w in fixed or w.strip("_") in fixed)]
                 else:
                     tokens = words(text)
-                ids = {self._token.setdefault(t, len(self._token)) for t in tokens}
+                ids = sorted({self._token.setdefault(t, len(self._token)) for t in tokens})
                 if not ids:
                     continue
-                docs.append(ids)
+                flat.extend(ids)
+                start.append(len(flat))
                 self._owner.append(e_index)
                 self._types.append(exception_type(text))
-                seen |= ids
+                seen.update(ids)
             df.update(seen)
         n = max(1, len(self._ids))
         self._max_weight = math.log(1 + n) ** 2
         self._weight = array("d", [0.0]) * len(self._token)
         for t, owners in df.items():
             self._weight[t] = 0.0 if owners / n > STOPWORD_SHARE and n >= 40 else math.log(1 + n / owners) ** 2
-        self._postings: dict[int, array] = {}
-        self._doc_total = array("d")
-        self._doc_tokens: list[array] = []
-        for d, ids in enumerate(docs):
-            self._doc_total.append(sum(self._weight[t] for t in ids))
-            kept = array("I", sorted(t for t in ids if self._weight[t] > 0))
-            self._doc_tokens.append(kept)
-            for t in kept:
-                self._postings.setdefault(t, array("I")).append(d)
-        # a word in more docs than this only adds to the score of docs a rarer word already found
-        self._rare = max(64, len(docs) // 100)
+        docs = len(start) - 1
+        weight = self._weight
+        self._doc_total = array("d", (sum(weight[t] for t in flat[start[d] : start[d + 1]]) for d in range(docs)))
+        self._flat, self._start = flat, start
+        # postings, also CSR: token t is in docs post[pstart[t]:pstart[t+1]]
+        counts = array("I", [0]) * (len(self._token) + 1)
+        for t in flat:
+            counts[t + 1] += 1
+        for i in range(1, len(counts)):
+            counts[i] += counts[i - 1]
+        self._pstart = array("I", counts)
+        post = array("I", [0]) * len(flat)
+        fill = array("I", counts)
+        for d in range(docs):
+            for t in flat[start[d] : start[d + 1]]:
+                post[fill[t]] = d
+                fill[t] += 1
+        self._post = post
+        self._rare = max(64, docs // 100)
 
     def guess(self, text: str, exclude: str | None = None, after: int = 0) -> list[Guess]:
         """Entries for the error lines of ``text``, best first, however low their confidence.
@@ -189,18 +200,20 @@ class Fallback:
         query_total = sum(self._weight[t] if t >= 0 else self._max_weight * UNKNOWN_WORD_WEIGHT for t in required)
         # a quoted name the query has counts half against an entry that lacks it, fully for one that has it
         query_total += QUOTED_WORD_WEIGHT * sum(self._weight[t] for t in optional)
-        present = [t for t in (*required, *optional) if t >= 0 and t in self._postings]
+        pstart, weight = self._pstart, self._weight
+        present = [t for t in (*required, *optional) if t >= 0 and weight[t] > 0]
         if not present:
             return []
-        rare = [t for t in present if len(self._postings[t]) <= self._rare]
-        seeds = rare or [min(present, key=lambda t: len(self._postings[t]))]
-        docs = {d for t in seeds for d in self._postings[t]}
-        wanted = {t: self._weight[t] for t in present}
+        size = {t: pstart[t + 1] - pstart[t] for t in present}
+        rare = [t for t in present if size[t] <= self._rare]
+        seeds = rare or [min(present, key=size.__getitem__)]
+        docs = {d for t in seeds for d in self._post[pstart[t] : pstart[t + 1]]}
+        wanted = {t: weight[t] for t in present}
         kind = exception_type(line)
         per_entry: dict[int, float] = {}
         for d in docs:
             hit = extra = 0.0
-            for t in self._doc_tokens[d]:
+            for t in self._flat[self._start[d] : self._start[d + 1]]:
                 if t in wanted:
                     hit += wanted[t]
                     if t in optional:

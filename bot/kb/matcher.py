@@ -23,7 +23,7 @@ import ahocorasick
 import re2
 
 from bot.kb.entry import Entry, Problem, compile_regex
-from bot.kb.fallback import MIN_CONFIDENCE, Fallback
+from bot.kb.fallback import MIN_CONFIDENCE, Fallback, error_lines
 from bot.kb.literals import analyze
 from bot.kb.normalize import Normalized, normalize
 from bot.kb.ranking import SEVERITY_RANK, Hit, cause_map, on_warning_line, rank, severity_name
@@ -102,7 +102,9 @@ class Matcher:
                              if e.versions}
         self._causes = cause_map({e.id: (e.links("leads_to"), e.links("preceded_by")) for e in entries.values()})
         self.unusable: set[str] = set()  # entries whose regex could not be compiled when needed
-        self._fallback = Fallback(entries, [a.words for a in analyses])
+        # the fallback's index is built the first time a paste has an error line no regex explains
+        self._fallback_source: tuple[Mapping[str, Entry], list[str]] | None = (entries, [a.words for a in analyses])
+        self._fallback_index: Fallback | None = None
         self._init_cache()
 
     def _init_cache(self) -> None:
@@ -153,7 +155,8 @@ class Matcher:
         hits = self._hits(plain)
         after = max((h.end for h in hits if h.severity >= SEVERITY_RANK["error"]), default=0)
         found = {h.entry_id for h in hits}
-        for guess in self._fallback.guess(plain.text, after=after):
+        guesses = self.fallback.guess(plain.text, after=after) if error_lines(plain.text, after) else []
+        for guess in guesses:
             if guess.confidence < MIN_CONFIDENCE:
                 break
             if guess.entry_id not in found:
@@ -193,7 +196,12 @@ class Matcher:
 
     @property
     def fallback(self) -> Fallback:
-        return self._fallback
+        """The retrieval fallback (its index is built on first use)."""
+        if self._fallback_index is None:
+            assert self._fallback_source is not None
+            self._fallback_index = Fallback(*self._fallback_source)
+            self._fallback_source = None
+        return self._fallback_index
 
 
 def _syntax_error(pattern: str) -> str | None:

@@ -28,3 +28,20 @@ def test_every_overlay_link_names_an_entry(kb):
     for path in sorted((SEEDS / "_translations").glob("*/*.json")):
         graph = json.loads(path.read_text(encoding="utf-8")).get("transition_graph", {})
         assert {t for ids in graph.values() for t in ids} <= set(kb.entries), path
+
+
+def test_the_literal_prefilter_never_hides_a_regex_that_matches(kb):
+    from bot.kb.entry import compile_regex
+    from tests.conftest import FIXTURES
+
+    regexes = [compile_regex(e.regex) for e in kb.entries.values()]
+    ids = list(kb.entries)
+    texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(PASTES.glob("*/*/*.txt"))[::3]]
+    texts += [m for p in sorted((FIXTURES / "chat").glob("*.json")) for m in json.loads(p.read_text("utf-8"))][::3]
+    hidden = []
+    for text in texts:
+        plain = normalize(text).text
+        candidates = set(kb.matcher.candidates(plain))
+        data = plain.encode()
+        hidden += [(ids[i], plain[:60]) for i, rx in enumerate(regexes) if i not in candidates and rx.search(data)]
+    assert hidden == []
