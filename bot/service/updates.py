@@ -24,6 +24,7 @@ RESEND_AFTER = 2.0  # first wait before re-sending an update that failed; double
 RESEND_MAX = 30.0
 GIVE_UP_AFTER = 300.0  # seconds of failures after which a message is left as it is
 CONCURRENT = 4  # updates read and sent at once; under a vote storm the rest wait, and their votes coalesce
+PER_SECOND = 20.0  # at most this many updates a second (Slack limits chat.update too), whatever the storm
 
 # render(key) → the update to send (None: nothing to show any more) and what it shows.
 Render = Callable[[Any], Awaitable[tuple[Update | None, Hashable]]]
@@ -73,12 +74,14 @@ class Refresher:
             wait = RESEND_AFTER
             while True:
                 async with self._turns:
+                    began = loop.time()
                     version = state.version
                     update, shown = await self.render(key)
                     if update is None:
                         return
                     ok, permanent = await self.send(key, update)
                     settled = ok and state.version == version and await self.shown(key) == shown
+                    await asyncio.sleep(CONCURRENT / PER_SECOND - (loop.time() - began))  # the turn's share
                 if settled:
                     return  # no vote since, here or in another process
                 if not ok:
