@@ -331,9 +331,9 @@ async def vote_storm(server: Server, fake: FakeSlack, rate: int, seconds: float,
         payload = p.reaction(name, ts, user=rng.choice(users), added=rng.random() < 0.7, channel=channel,
                              event_ts=f"{1700000000 + i}.{i % 1000000:06d}")
         events.append(Event(json.dumps(payload).encode(), channel, ts, None))
-    began = time.monotonic()
+    began, cpu = time.monotonic(), cpu_seconds(server.proc.pid)
     await fire(server.url, events, rate)
-    took = time.monotonic() - began
+    took, cpu = time.monotonic() - began, cpu_seconds(server.proc.pid) - cpu
     server.stop(kill=True)  # kill -9 right after the storm: whatever was committed must add up
     acks = [e.ack for e in events]
     ok = sum(1 for e in events if e.status == 200)
@@ -342,6 +342,7 @@ async def vote_storm(server: Server, fake: FakeSlack, rate: int, seconds: float,
     verdict = "clean" if check.returncode == 0 else f"NOT clean:\n{check.stdout[-2000:]}"
     return [f"votes: {len(events)} events at {rate}/s sent in {took:.1f} s, {ok} acked 200 "
             f"({ok / took:.0f}/s); ack p50 {pct(acks, 0.5) * 1e3:.1f} ms, p99 {pct(acks, 0.99) * 1e3:.1f} ms; "
+            f"CPU {cpu / len(events) * 1e3:.2f} ms/event; "
             f"after kill -9, `errkb db check`: {verdict}"]
 
 
