@@ -184,7 +184,8 @@ class Outbox:
             try:
                 now = self.clock()
                 if self._known and now - last_renew >= RENEW_EVERY:
-                    await self.store.renew_decisions(self.owner, now + LEASE)
+                    await self.store.renew_decisions(self.owner, [i for i in self._known if i is not None],
+                                                     now + LEASE)
                     last_renew = now
                 for decision in await self.store.take_expired_decisions(self.owner, now + LEASE):
                     self.counters.recovered += 1

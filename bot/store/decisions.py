@@ -23,7 +23,9 @@ _INSERT = {
     .returning(_T.c.id)
     for name, build in (("sqlite", sqlite_insert), ("postgresql", pg_insert))
 }
-_RENEW = update(_T).where(_T.c.owner == bindparam("me"), _T.c.done.is_(False)).values(lease_until=bindparam("until"))
+_RENEW = (update(_T).where(_T.c.owner == bindparam("me"), _T.c.done.is_(False),
+                           _T.c.id.in_(bindparam("ids", expanding=True)))
+          .values(lease_until=bindparam("until")))
 _EXPIRED = (select(_T).where(_T.c.done.is_(False), _T.c.lease_until < bindparam("now"))
             .order_by(_T.c.created_at).limit(bindparam("limit")))
 _TAKE = (update(_T).where(_T.c.id == bindparam("did"), _T.c.done.is_(False), _T.c.lease_until < bindparam("now"))
@@ -48,8 +50,9 @@ async def record(conn: AsyncConnection, decision: Decision, owner: str, lease_un
     return None if row is None else int(row[0])
 
 
-async def renew(conn: AsyncConnection, owner: str, until: float) -> int:
-    return (await conn.execute(_RENEW, {"me": owner, "until": until})).rowcount
+async def renew(conn: AsyncConnection, owner: str, ids: Sequence[int], until: float) -> int:
+    """Extend ``owner``'s lease on the decisions ``ids`` it still has queued or running."""
+    return (await conn.execute(_RENEW, {"me": owner, "ids": list(ids), "until": until})).rowcount
 
 
 async def any_expired(conn: AsyncConnection, now: float) -> bool:

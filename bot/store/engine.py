@@ -49,7 +49,6 @@ def make_engine(url: str) -> tuple[AsyncEngine, str | None]:
         kwargs["connect_args"] = {"timeout": CONNECT_TIMEOUT_S}
         if schema:
             kwargs["connect_args"]["server_settings"] = {"search_path": schema}
-        kwargs["pool_pre_ping"] = True
     else:  # every use ends its own transaction: a rollback on return would only cost a thread hop
         kwargs["pool_reset_on_return"] = None
     engine = create_async_engine(parsed, **kwargs)
@@ -113,8 +112,8 @@ def insert(conn: AsyncConnection | Connection, table: Any) -> Any:
 
 
 def _transient(exc: DBAPIError) -> bool:
-    if getattr(exc.orig, "sqlstate", None) in RETRY_SQLSTATES:
-        return True
+    if exc.connection_invalidated or getattr(exc.orig, "sqlstate", None) in RETRY_SQLSTATES:
+        return True  # a connection the server dropped (it restarted) is replaced on the next try
     message = str(exc.orig).lower()
     return "database is locked" in message or "database table is locked" in message
 
@@ -158,7 +157,13 @@ class Database:
         raise AssertionError("unreachable")
 
     async def read(self, work: Work[T]) -> T:
-        """Run ``work`` in one read transaction (one consistent snapshot)."""
+        """Run ``work`` in one read transaction (one consistent snapshot), again on a dropped connection."""
+        try:
+            async with self._connect(write=False) as conn, conn.begin():
+                return await work(conn)
+        except DBAPIError as exc:
+            if not exc.connection_invalidated:
+                raise
         async with self._connect(write=False) as conn, conn.begin():
             return await work(conn)
 

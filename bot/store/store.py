@@ -169,8 +169,8 @@ class Store:
         return await self._db.write(partial(decisions.record, decision=decision, owner=owner,
                                             lease_until=lease_until, done=done))
 
-    async def renew_decisions(self, owner: str, lease_until: float) -> int:
-        return await self._db.write(partial(decisions.renew, owner=owner, until=lease_until))
+    async def renew_decisions(self, owner: str, ids: Sequence[int], lease_until: float) -> int:
+        return await self._db.write(partial(decisions.renew, owner=owner, ids=ids, until=lease_until))
 
     async def take_expired_decisions(self, owner: str, lease_until: float, limit: int = 50) -> list[Decision]:
         """Unfinished decisions whose holder stopped renewing them, oldest first, now held by ``owner``."""

@@ -114,3 +114,32 @@ def test_a_full_disk_says_so():
 
     said = str(unavailable(sqlite3.OperationalError("database or disk is full"), "sqlite+aiosqlite:///data/errkb.db"))
     assert said.startswith("DATABASE_URL: sqlite+aiosqlite:///data/errkb.db: the disk holding 'data/errkb.db' is full")
+
+
+async def test_after_the_server_drops_its_connections_the_next_calls_still_work(db_url, nccl):
+    """A PostgreSQL restart (or a proxy's idle cut) drops pooled connections: the next call replaces them."""
+    import pytest
+    from sqlalchemy import text
+
+    from bot.store import Store
+    from bot.store.engine import make_engine
+
+    if not db_url.startswith("postgresql"):
+        pytest.skip("SQLite has no server to drop a connection")
+    store = await Store.open(db_url)
+    try:
+        await store.record_hit(nccl["id"], "en")
+
+        async def own_pid(conn):
+            return (await conn.execute(text("SELECT pg_backend_pid()"))).scalar_one()
+
+        pid = await store._db.read(own_pid)  # the pooled connection the next calls would use
+        killer, _schema = make_engine(db_url)
+        async with killer.begin() as other:
+            await other.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+        await killer.dispose()
+        assert (await store.stats()).hits_by_locale == {"en": 1}
+        await store.record_hit(nccl["id"], "en")
+        assert (await store.stats()).hits_by_locale == {"en": 2}
+    finally:
+        await store.close()
