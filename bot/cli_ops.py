@@ -76,6 +76,14 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_db(args: argparse.Namespace, settings: Settings) -> int:
+    if args.action == "prune":
+        removed = _with_store(settings, lambda store: store.prune(settings.retention))
+        keep = settings.retention
+        print(f"pruned {removed.total} rows (posted messages and answered threads older than {keep.posted_days} days, "
+              f"hit counts older than {keep.hits_days} days; 0 = kept for ever)"
+              + "".join(f"\n  {table}: {n}" for table, n in sorted(removed.rows.items())))
+        return 0
+
     async def work(service: ErrkbService) -> list[str]:  # opening the store applies every pending migration
         return [] if args.action == "upgrade" else await service.check(repair=args.action == "repair")
 
@@ -88,6 +96,30 @@ def cmd_db(args: argparse.Namespace, settings: Settings) -> int:
     if args.action == "check" and not lines:
         print("every counter agrees with the vote rows")
     return 1 if args.action == "check" and lines else 0
+
+
+def cmd_workspace(args: argparse.Namespace, settings: Settings) -> int:
+    team = args.team_id.strip()
+    if not team:
+        print("errkb workspace delete: give the workspace's team id (T…)", file=sys.stderr)
+        return 2
+    removed = _with_store(settings, lambda store: store.delete_workspace(team))
+    if not removed.total:
+        print(f"nothing stored for workspace {team}")
+        return 0
+    print(f"workspace {team}: {removed.total} rows deleted (its votes stay as anonymous counts)"
+          + "".join(f"\n  {table}: {n}" for table, n in sorted(removed.rows.items())))
+    return 0
+
+
+def _with_store(settings: Settings, work: Callable[[Any], Awaitable[T]]) -> T:
+    from bot.store import Store
+
+    async def run() -> T:
+        async with await Store.open(settings.database_url) as store:
+            return await work(store)
+
+    return asyncio.run(run())
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
@@ -104,6 +136,9 @@ def add_ops_commands(add) -> None:
     p.add_argument("--out", required=True)
     p = add("stats", cmd_stats, "Entries per domain, most-matched entries, most-voted workarounds.", ("text", "json"))
     p.add_argument("--limit", type=int, default=10)
-    p = add("db", cmd_db, "Database maintenance: upgrade (migrations), check or repair counters.")
-    p.add_argument("action", choices=("upgrade", "check", "repair"))
+    p = add("db", cmd_db, "Database maintenance: upgrade (migrations), check or repair counters, prune old rows.")
+    p.add_argument("action", choices=("upgrade", "check", "repair", "prune"))
+    p = add("workspace", cmd_workspace, "Remove one workspace's data and installation (its votes stay as counts).")
+    p.add_argument("verb", choices=("delete",))
+    p.add_argument("team_id", metavar="TEAM_ID")
     add("serve", cmd_serve, "Run the Slack bot (HTTP on $PORT, or Socket Mode when SLACK_APP_TOKEN is set).")

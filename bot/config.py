@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 BUNDLED_SEEDS = Path(__file__).resolve().parent.parent / "seeds"
@@ -55,6 +55,24 @@ def _seeds_dir() -> Path:
 
 
 @dataclass(frozen=True)
+class Retention:
+    """How long rows are kept, in days (0 keeps them for ever); see ``bot.store.retention``."""
+
+    posted_days: int = 90  # posted-message rows and answered-thread decisions
+    hits_days: int = 365  # hit counts
+
+
+def _days(variable: str, default: int) -> int:
+    value = os.environ.get(variable)
+    if not value:
+        return default
+    if not value.strip().isdigit():
+        raise ConfigError(variable, f"{value!r} is not a number of days; use e.g. {variable}={default} "
+                                    "(0 keeps the rows for ever)")
+    return int(value)
+
+
+@dataclass(frozen=True)
 class Settings:
     bot_token: str | None
     signing_secret: str | None
@@ -63,6 +81,7 @@ class Settings:
     database_url: str
     port: int
     seeds_dir: Path
+    retention: Retention = field(default_factory=Retention)
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -74,4 +93,6 @@ class Settings:
             database_url=database_url(os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL),
             port=_port(os.environ.get("PORT")),
             seeds_dir=_seeds_dir(),
+            retention=Retention(posted_days=_days("ERRKB_RETAIN_POSTED_DAYS", Retention.posted_days),
+                                hits_days=_days("ERRKB_RETAIN_HITS_DAYS", Retention.hits_days)),
         )

@@ -101,11 +101,12 @@ class ErrkbService:
             results.append(SearchResultView(entry.id, hit.score, signature, entry.domain, hit.reasons))
         return results
 
-    async def usage(self, limit: int = 5) -> UsageView:
-        """The most matched entries and most trusted workarounds, in the current locale."""
+    async def usage(self, limit: int = 5, workspace: str | None = None) -> UsageView:
+        """The most matched entries and most trusted workarounds, in the current locale; with ``workspace``,
+        only that workspace's matches and votes."""
         if self.store is None or not hasattr(self.store, "stats"):
             return UsageView(len(self.kb.entries), [], [], {}, 0, 0, 0, 0, 0)
-        stats = await self.store.stats(limit=max(4 * limit, 20))
+        stats = await self.store.stats(limit=max(4 * limit, 20), workspace=workspace)
         ids = dict.fromkeys([e.entry_id for e in stats.top_entries[:limit]]
                             + [w.entry_id for w in stats.top_workarounds])
         live = await self._feedback([i for i in ids if i in self.kb.entries])

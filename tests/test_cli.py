@@ -219,7 +219,40 @@ def test_serve_with_invalid_seeds_lists_them_and_exits_2(capsys, tmp_path, monke
     assert err.strip().splitlines()[-1].startswith("errkb: ERRKB_SEEDS: 5 problem(s) in the seeds")
 
 
-@pytest.mark.parametrize(("variable", "value"), [("DATABASE_URL", "mysql://root@db/errkb"), ("PORT", "abc")])
+def test_workspace_delete_and_db_prune(capsys, tmp_path, monkeypatch):
+    import asyncio
+
+    from bot.store import Store
+
+    url = f"sqlite+aiosqlite:///{tmp_path}/errkb.db"
+    monkeypatch.setenv("DATABASE_URL", url)
+    assert run(capsys, "seed")[0] == 0
+
+    async def use(at: float) -> None:
+        store = await Store.open(url)
+        store.clock = lambda: at
+        try:
+            for team in ("T1", "T2"):
+                await store.remember_message(team, "C1", "1.1", NCCL_ID, 0, "en", thread_ts="1.0")
+                await store.record_vote(team, "U1", NCCL_ID, 0, "+1", True, 1000.0)
+        finally:
+            await store.close()
+
+    asyncio.run(use(1_000_000.0))  # long ago
+    code, out, _ = run(capsys, "workspace", "delete", "T1")
+    assert code == 0 and "workspace T1: 2 rows deleted" in out and "votes: 1" in out
+    assert run(capsys, "workspace", "delete", "T1")[1] == "nothing stored for workspace T1\n"
+    monkeypatch.setenv("ERRKB_RETAIN_POSTED_DAYS", "30")
+    code, out, _ = run(capsys, "db", "prune")
+    assert code == 0 and "posted_messages: 1" in out
+    code, out, _ = run(capsys, "db", "check")
+    assert code == 0 and "every counter agrees" in out
+    data = json.loads(run(capsys, "show", NCCL_ID, "--format", "json")[1])
+    assert data["workarounds"][0]["votes_up"] == 2  # T1's vote stays, as a number
+
+
+@pytest.mark.parametrize(("variable", "value"), [("DATABASE_URL", "mysql://root@db/errkb"), ("PORT", "abc"),
+                                                 ("ERRKB_RETAIN_HITS_DAYS", "a year")])
 def test_a_config_mistake_is_one_line_and_exit_2(capsys, monkeypatch, variable, value):
     monkeypatch.setenv(variable, value)
     code, out, err = run(capsys, "seed")

@@ -208,7 +208,7 @@ class ChatService:
                 entry, shown = self.core.view(d.entry_id, live[d.entry_id]), None
             if entry is None:
                 return False
-            self.writer.hit(entry.id, locale)
+            self.writer.hit(d.workspace, entry.id, locale)
             plan = Plan([Thread(d.workspace, d.channel, d.thread_ts, answer_posts(entry, shown, locale))])
         return await self._post_answer(d, plan, via, first=True)
 
@@ -379,7 +379,7 @@ class ChatService:
     async def home(self, workspace: str, user: str, via: Via) -> None:
         async with self._reader(workspace, user, via) as locale:
             view = blocks.home_view(HomeView(await self.locales.setting(workspace, user), locale,
-                                             await self.core.usage()))
+                                             await self.core.usage(workspace=workspace)))
         await self.outlet.send(Plan([Publish(user, view)]), via)
 
     async def home_locale(self, workspace: str, user: str, setting: str, via: Via) -> None:
@@ -437,8 +437,8 @@ class ChatService:
             "off": _("In this channel I now stay quiet; `/errkb` still works."),
         }[words[0]])]
 
-    async def _stats(self, _arg: str, _c: Command) -> list[Message]:
-        return [blocks.usage_message(await self.core.usage(limit=5))]
+    async def _stats(self, _arg: str, c: Command) -> list[Message]:
+        return [blocks.usage_message(await self.core.usage(limit=5, workspace=c.workspace))]
 
     async def _help(self, _arg: str, _c: Command) -> list[Message]:
         return [blocks.help_message()]

@@ -28,7 +28,7 @@ class WriteBehind:
         self.store = store
         self.clock = clock
         self._batch = WriteBatch()
-        self._hits: dict[tuple[str, str, dt.date], int] = {}
+        self._hits: dict[tuple[str, str, str, dt.date], int] = {}
         self._wake = asyncio.Event()
         self._idle = asyncio.Event()
         self._idle.set()
@@ -52,9 +52,9 @@ class WriteBehind:
         self._batch.forgotten.append(decision_id)
         self._kick()
 
-    def hit(self, entry_id: str, locale: str) -> None:
+    def hit(self, workspace: str, entry_id: str, locale: str) -> None:
         day = dt.datetime.fromtimestamp(self.clock(), dt.UTC).date()
-        key = (entry_id, locale, day)
+        key = (workspace, entry_id, locale, day)
         self._hits[key] = self._hits.get(key, 0) + 1
 
     def _kick(self) -> None:

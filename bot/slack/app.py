@@ -38,6 +38,7 @@ EVENTS_PATH = "/slack/events"
 HEALTH_PATH = "/healthz"
 METRICS_PATH = "/metrics"
 SHUTDOWN_GRACE = 25.0  # seconds for in-flight replies after SIGTERM (platforms usually allow 30)
+PRUNE_EVERY = 3600.0  # seconds between background prunes of expired rows (ERRKB_RETAIN_*_DAYS)
 
 
 def make_client(settings: Settings, session: aiohttp.ClientSession | None = None) -> AsyncWebClient:
@@ -112,11 +113,14 @@ class Running:
     socket_mode: AsyncSocketModeHandler | None
     port: int
     session: aiohttp.ClientSession
+    pruner: asyncio.Task[None] | None = None
 
     async def stop(self, grace: float = SHUTDOWN_GRACE) -> None:
         """Stop taking requests, let in-flight replies finish, then close everything."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + grace
+        if self.pruner is not None:
+            self.pruner.cancel()
         if self.socket_mode is not None:
             await self.socket_mode.disconnect_async()
         await self.site.stop()
@@ -170,7 +174,21 @@ async def start(settings: Settings, host: str = "0.0.0.0", port: int | None = No
         log.info("errkb: Socket Mode connected; /healthz on port %s", bound)
     else:
         log.info("errkb: HTTP mode on port %s (%s, %s)", bound, EVENTS_PATH, HEALTH_PATH)
-    return Running(wiring.app, wiring.chat, store, kb, wiring.background, runner, site, handler, bound, session)
+    pruner = asyncio.create_task(prune_forever(store, settings))
+    return Running(wiring.app, wiring.chat, store, kb, wiring.background, runner, site, handler, bound, session,
+                   pruner)
+
+
+async def prune_forever(store: Store, settings: Settings, every: float = PRUNE_EVERY) -> None:
+    """Delete expired rows now and then every ``every`` seconds (a failure waits for the next round)."""
+    while True:
+        try:
+            removed = await store.prune(settings.retention)
+            if removed.total:
+                log.info("pruned %d expired rows: %s", removed.total, removed.rows)
+        except Exception:
+            log.exception("pruning expired rows failed; trying again in %.0f s", every)
+        await asyncio.sleep(every)
 
 
 async def run(settings: Settings) -> None:

@@ -1,7 +1,8 @@
 """``errkb db check`` / ``db repair``: recompute every counter from the vote rows.
 
 The vote rows are the truth: each row's ``vote`` (and ``up_at``) must be what its reaction
-ledger adds up to, and each target's ``up``/``down`` must count the rows voting that way.
+ledger adds up to, and each target's ``up``/``down`` must count the rows voting that way, plus the anonymous votes kept
+from deleted workspaces (``kept_up``/``kept_down``).
 """
 
 from __future__ import annotations
@@ -57,8 +58,9 @@ async def audit(conn: AsyncConnection) -> list[Fix]:
                 (Vote.workspace == row.workspace, Vote.user_id == row.user_id, Vote.target_id == row.target_id),
                 {"vote": vote, "up_at": up_at},
             ))
-    for row in await conn.execute(select(Target.id, Target.up, Target.down).order_by(Target.id)):
-        up, down = ups[row.id], downs[row.id]
+    for row in await conn.execute(select(Target.id, Target.up, Target.down, Target.kept_up, Target.kept_down)
+                                  .order_by(Target.id)):
+        up, down = ups[row.id] + row.kept_up, downs[row.id] + row.kept_down
         if (row.up, row.down) != (up, down):
             fixes.append(Fix(
                 f"{names[row.id]}: counters say {row.up} up / {row.down} down, "

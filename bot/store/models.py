@@ -9,6 +9,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallationStore
+from slack_sdk.oauth.state_store.sqlalchemy import SQLAlchemyOAuthStateStore
 from sqlalchemy import (
     JSON,
     Boolean,
@@ -86,6 +88,9 @@ class Target(Base):
     prior: Mapped[float] = mapped_column(Float)
     up: Mapped[int] = mapped_column(Integer, default=0)
     down: Mapped[int] = mapped_column(Integer, default=0)
+    # Votes of deleted workspaces, kept only as numbers (their vote rows are gone); part of up/down.
+    kept_up: Mapped[int] = mapped_column(Integer, server_default="0")
+    kept_down: Mapped[int] = mapped_column(Integer, server_default="0")
     retired_at: Mapped[float | None] = mapped_column(Float)
 
 
@@ -114,13 +119,15 @@ class Vote(Base):
 
 
 class Hit(Base):
-    """How many pastes matched an entry (as best match) on one day in one locale.
+    """How many pastes matched an entry (as best match) on one day in one locale, in one workspace.
 
     No foreign key: a hit is counted even for an entry not yet seeded into this database.
     """
 
     __tablename__ = "hits"
 
+    # The workspace the paste came from ("" for the command line, and for hits counted before 0004).
+    workspace: Mapped[str] = mapped_column(SLACK_ID, primary_key=True, server_default="")
     entry_id: Mapped[str] = mapped_column(ENTRY_ID, primary_key=True)
     day: Mapped[dt.date] = mapped_column(Date, primary_key=True)
     locale: Mapped[str] = mapped_column(LOCALE, primary_key=True)
@@ -131,7 +138,8 @@ class PostedMessageRow(Base):
     """A message the bot posted, and the target its reactions vote on."""
 
     __tablename__ = "posted_messages"
-    __table_args__ = (Index("ix_posted_messages_thread", "workspace", "channel", "thread_ts"),)
+    __table_args__ = (Index("ix_posted_messages_thread", "workspace", "channel", "thread_ts"),
+                      Index("ix_posted_messages_posted_at", "posted_at"))
 
     workspace: Mapped[str] = mapped_column(SLACK_ID, primary_key=True)
     channel: Mapped[str] = mapped_column(SLACK_ID, primary_key=True)
@@ -199,3 +207,10 @@ class DecisionRow(Base):
     created_at: Mapped[float] = mapped_column(Float)
     lease_until: Mapped[float] = mapped_column(Float)
     owner: Mapped[str] = mapped_column(String(64))
+
+
+# slack_sdk's OAuth tables (installations, bots, install states), in errkb's database and migrations;
+# slack_sdk's own stores (``bot.slack.oauth``) read and write them.
+SLACK_INSTALLATIONS = SQLAlchemyInstallationStore.build_installations_table(Base.metadata, "slack_installations")
+SLACK_BOTS = SQLAlchemyInstallationStore.build_bots_table(Base.metadata, "slack_bots")
+SLACK_OAUTH_STATES = SQLAlchemyOAuthStateStore.build_oauth_states_table(Base.metadata, "slack_oauth_states")

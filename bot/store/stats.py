@@ -1,11 +1,12 @@
-"""Match hits (entry, day, locale → count; never the paste) and the numbers ``errkb stats`` shows."""
+"""Match hits (workspace, entry, day, locale → count; never the paste) and the numbers ``errkb stats`` shows."""
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
+from typing import Any
 
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import Select, bindparam, case, func, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -15,37 +16,54 @@ from bot.store.views import EntryHits, Stats, WorkaroundVotes
 
 _H = Hit.__table__
 _ADD_HITS = {
-    name: build(_H).values(entry_id=bindparam("e"), day=bindparam("d"), locale=bindparam("l"), count=bindparam("n"))
+    name: build(_H).values(workspace=bindparam("w"), entry_id=bindparam("e"), day=bindparam("d"),
+                           locale=bindparam("l"), count=bindparam("n"))
     for name, build in (("sqlite", sqlite_insert), ("postgresql", pg_insert))
 }
-_ADD_HITS = {name: stmt.on_conflict_do_update(index_elements=["entry_id", "day", "locale"],
+_ADD_HITS = {name: stmt.on_conflict_do_update(index_elements=["workspace", "entry_id", "day", "locale"],
                                               set_={"count": _H.c.count + stmt.excluded["count"]})
              for name, stmt in _ADD_HITS.items()}
 
 
-async def record_hits(conn: AsyncConnection, counts: Mapping[tuple[str, str, dt.date], int]) -> None:
-    """Add ``counts`` ((entry, locale, day) → matches) to the hit counters."""
-    rows = [{"e": e, "l": locale, "d": day, "n": n} for (e, locale, day), n in sorted(counts.items()) if n]
+async def record_hits(conn: AsyncConnection, counts: Mapping[tuple[str, str, str, dt.date], int]) -> None:
+    """Add ``counts`` ((workspace, entry, locale, day) → matches) to the hit counters."""
+    rows = [{"w": w, "e": e, "l": locale, "d": day, "n": n} for (w, e, locale, day), n in sorted(counts.items()) if n]
     if rows:
         await conn.execute(_ADD_HITS[conn.dialect.name], rows)
 
 
-async def stats(conn: AsyncConnection, limit: int) -> Stats:
+def _votes_in(workspace: str) -> Select[Any]:
+    """One workspace's votes per target: (target id, up, down), from its own vote rows."""
+    return (select(Vote.target_id, func.sum(case((Vote.vote == 1, 1), else_=0)).label("up"),
+                   func.sum(case((Vote.vote == -1, 1), else_=0)).label("down"))
+            .where(Vote.workspace == workspace).group_by(Vote.target_id))
+
+
+async def stats(conn: AsyncConnection, limit: int, workspace: str | None = None) -> Stats:
+    """The usage figures; with ``workspace``, only its hits and its people's votes (never another's)."""
     hits = func.sum(Hit.count).label("hits")
+    mine = (Hit.workspace == workspace,) if workspace is not None else ()
     top_entries = [
         EntryHits(entry_id, int(n))
         for entry_id, n in await conn.execute(
-            select(Hit.entry_id, hits).group_by(Hit.entry_id).order_by(hits.desc(), Hit.entry_id).limit(limit))
+            select(Hit.entry_id, hits).where(*mine).group_by(Hit.entry_id).order_by(hits.desc(), Hit.entry_id)
+            .limit(limit))
     ]
     by_locale = {
         locale: int(n)
-        for locale, n in await conn.execute(select(Hit.locale, hits).group_by(Hit.locale).order_by(Hit.locale))
+        for locale, n in await conn.execute(select(Hit.locale, hits).where(*mine).group_by(Hit.locale)
+                                            .order_by(Hit.locale))
     }
-    total = (Target.up + Target.down).label("total")
+    if workspace is None:
+        counts = select(Target.id.label("target_id"), Target.up.label("up"), Target.down.label("down")).subquery()
+    else:
+        counts = _votes_in(workspace).subquery()
+    total = (counts.c.up + counts.c.down).label("total")
     top_workarounds = [
-        WorkaroundVotes(row.entry_id, row.position, row.up, row.down)
+        WorkaroundVotes(row.entry_id, row.position, int(row.up), int(row.down))
         for row in await conn.execute(
-            select(Target.entry_id, Target.position, Target.up, Target.down, total)
+            select(Target.entry_id, Target.position, counts.c.up, counts.c.down, total)
+            .join(counts, counts.c.target_id == Target.id)
             .where(Target.kind == WORKAROUND, Target.position.is_not(None), total > 0)
             .order_by(total.desc(), Target.entry_id, Target.position)
             .limit(limit))
@@ -53,9 +71,12 @@ async def stats(conn: AsyncConnection, limit: int) -> Stats:
     sums = {
         kind: (int(up or 0), int(down or 0))
         for kind, up, down in await conn.execute(
-            select(Target.kind, func.sum(Target.up), func.sum(Target.down)).group_by(Target.kind))
+            select(Target.kind, func.sum(counts.c.up), func.sum(counts.c.down))
+            .join(counts, counts.c.target_id == Target.id).group_by(Target.kind))
     }
-    voters = select(Vote.workspace, Vote.user_id).where(Vote.vote != 0).distinct().subquery()
+    voters = (select(Vote.workspace, Vote.user_id).where(Vote.vote != 0, *((Vote.workspace == workspace,)
+                                                                           if workspace is not None else ()))
+              .distinct().subquery())
     voter_count = (await conn.execute(select(func.count()).select_from(voters))).scalar_one()
     return Stats(
         top_entries=top_entries,

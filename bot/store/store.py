@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.kb.entry import Entry
 from bot.kb.feedback import EntryFeedback, Tally
-from bot.store import decisions, integrity, slack_state, stats, sync, votes
+from bot.store import decisions, integrity, retention, slack_state, stats, sync, votes
 from bot.store.engine import Database, unavailable
 from bot.store.export import crowd_raw
 from bot.store.migrate import HEAD, upgrade_database
@@ -117,13 +117,24 @@ class Store:
 
     # --- usage ------------------------------------------------------------------------------
 
-    async def record_hit(self, entry_id: str, locale: str, day: dt.date | None = None) -> None:
+    async def record_hit(self, entry_id: str, locale: str, day: dt.date | None = None, workspace: str = "") -> None:
         """Count one match of ``entry_id`` (UTC day, reader's locale). The paste itself is never stored."""
         day = day or dt.datetime.fromtimestamp(self.clock(), dt.UTC).date()
-        await self._db.write(partial(stats.record_hits, counts={(entry_id, locale, day): 1}))
+        await self._db.write(partial(stats.record_hits, counts={(workspace, entry_id, locale, day): 1}))
 
-    async def stats(self, limit: int = 10) -> Stats:
-        return await self._db.read(partial(stats.stats, limit=limit))
+    async def stats(self, limit: int = 10, workspace: str | None = None) -> Stats:
+        """Usage figures: all of them, or (``workspace``) only that workspace's hits and votes."""
+        return await self._db.read(partial(stats.stats, limit=limit, workspace=workspace))
+
+    # --- retention ------------------------------------------------------------------------
+
+    async def prune(self, keep: retention.Retention) -> retention.Removed:
+        """Delete what is older than ``keep`` allows (see ``bot.store.retention``)."""
+        return await self._db.write(partial(retention.prune, retention=keep, now=self.clock()))
+
+    async def delete_workspace(self, team_id: str) -> retention.Removed:
+        """Remove one workspace's data and installation; its votes stay as anonymous counts."""
+        return await self._db.write(partial(retention.delete_workspace, team_id=team_id))
 
     # --- integrity --------------------------------------------------------------------------
 

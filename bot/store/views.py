@@ -143,7 +143,8 @@ class WriteBatch:
     messages: list[PostedRow] = field(default_factory=list)
     finished: list[int] = field(default_factory=list)  # decision ids carried out
     forgotten: list[int] = field(default_factory=list)  # decision ids dropped (the thread stays answerable)
-    hits: dict[tuple[str, str, dt.date], int] = field(default_factory=dict)  # (entry, locale, day) → count
+    # (workspace, entry, locale, day) → count
+    hits: dict[tuple[str, str, str, dt.date], int] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return bool(self.messages or self.finished or self.forgotten or self.hits)
