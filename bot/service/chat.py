@@ -448,7 +448,7 @@ class ChatService:
         if matches:
             diagnosis = await self.core.explain(matches, record=False)
             if diagnosis.best is not None:
-                self.writer.hit(diagnosis.best.entry.id, i18n.current_locale())
+                self.writer.hit(c.workspace, diagnosis.best.entry.id, i18n.current_locale())
                 return blocks.diagnosis_messages(diagnosis.best)
         word = c.text.split(maxsplit=1)[0][:50]
         lead = (_("I don't know the command “{word}”.").format(word=blocks.escape(word)) if len(c.text.split()) == 1
@@ -465,7 +465,7 @@ class ChatService:
             matches = self.core.find(text, limit=1) if text.strip() else []
             diagnosis = await self.core.explain(matches, record=False) if matches else None
             if diagnosis is not None and diagnosis.best is not None:
-                self.writer.hit(diagnosis.best.entry.id, i18n.current_locale())
+                self.writer.hit(workspace, diagnosis.best.entry.id, i18n.current_locale())
                 messages = blocks.diagnosis_messages(diagnosis.best)
             else:
                 messages = [blocks.notice(_("I found no known error in that message."))]
