@@ -34,6 +34,16 @@ def database_url(value: str) -> str:
                                       f"use {_DATABASE_EXAMPLES}")
 
 
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+
+
+def _log_level(value: str | None) -> str:
+    level = (value or "INFO").strip().upper()
+    if level not in LOG_LEVELS:
+        raise ConfigError("LOG_LEVEL", f"{value!r} is not a log level; use one of {', '.join(LOG_LEVELS)}")
+    return level
+
+
 def _port(value: str | None) -> int:
     if not value:
         return 3000
@@ -82,6 +92,7 @@ class Settings:
     port: int
     seeds_dir: Path
     retention: Retention = field(default_factory=Retention)
+    log_level: str = "INFO"
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -95,4 +106,5 @@ class Settings:
             seeds_dir=_seeds_dir(),
             retention=Retention(posted_days=_days("ERRKB_RETAIN_POSTED_DAYS", Retention.posted_days),
                                 hits_days=_days("ERRKB_RETAIN_HITS_DAYS", Retention.hits_days)),
+            log_level=_log_level(os.environ.get("LOG_LEVEL")),
         )

@@ -1,8 +1,10 @@
 """Build the Bolt app and run it: HTTP on aiohttp, or Socket Mode when ``SLACK_APP_TOKEN`` is set.
 
 HTTP mode serves ``POST /slack/events`` (events, slash commands and interactivity, each signed
-by Slack) and ``GET /healthz``; Socket Mode keeps ``/healthz`` on ``$PORT`` for the platform's
-health checks. On SIGTERM the bot stops taking requests, lets in-flight replies and pending
+by Slack and verified before anything parses it: ``bot.slack.front``), ``GET /livez`` (the process
+runs) and ``GET /readyz`` (it can do its job: KB loaded, store writable, Socket Mode connected;
+``/healthz`` is the same); Socket Mode keeps the health paths on ``$PORT`` for the platform's
+checks. On SIGTERM the bot stops taking requests, lets in-flight replies and pending
 message updates finish, then closes the store.
 """
 
@@ -21,12 +23,12 @@ from slack_bolt.adapter.socket_mode.aiohttp import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot import i18n, metrics
+from bot import i18n, logs, metrics
 from bot.config import Settings
 from bot.diagnose import ErrkbService
 from bot.kb.knowledge import KnowledgeBase
 from bot.service import ChatService
-from bot.slack import listeners
+from bot.slack import front, listeners
 from bot.slack.gateway import PACE_PER_SECOND, Gateway
 from bot.slack.observed import ObservedApp
 from bot.slack.tasks import Inflight
@@ -35,7 +37,8 @@ from bot.store import Store
 log = logging.getLogger(__name__)
 
 EVENTS_PATH = "/slack/events"
-HEALTH_PATH = "/healthz"
+LIVE_PATH = "/livez"
+READY_PATHS = ("/readyz", "/healthz")
 METRICS_PATH = "/metrics"
 SHUTDOWN_GRACE = 25.0  # seconds for in-flight replies after SIGTERM (platforms usually allow 30)
 PRUNE_EVERY = 3600.0  # seconds between background prunes of expired rows (ERRKB_RETAIN_*_DAYS)
@@ -76,26 +79,36 @@ def build_app(settings: Settings, service: ErrkbService, store: Store, update_de
     return Wiring(app, chat, gateway, background)
 
 
-def http_app(bolt: AsyncApp | None, healthy: Callable[[], Awaitable[bool]]) -> web.Application:
-    """``POST /slack/events`` (when ``bolt`` is given), ``GET /healthz`` and ``GET /metrics`` (Prometheus)."""
+def http_app(bolt: AsyncApp | None, signing_secret: str,
+             unready: Callable[[], Awaitable[str | None]]) -> web.Application:
+    """``POST /slack/events`` (when ``bolt`` is given) behind the verify-first front, health
+    and ``GET /metrics`` (Prometheus).
+
+    ``unready`` says why errkb cannot do its job now, or None when it can."""
 
     async def events(request: web.Request) -> web.Response:
         assert bolt is not None
         return await to_aiohttp_response(await bolt.async_dispatch(await to_bolt_request(request)))
 
-    async def health(_request: web.Request) -> web.Response:
-        ok = await healthy()
-        return web.json_response({"ok": ok}, status=200 if ok else 503)
+    async def live(_request: web.Request) -> web.Response:
+        return web.json_response({"ok": True})
+
+    async def ready(_request: web.Request) -> web.Response:
+        reason = await unready()
+        return web.json_response({"ok": reason is None, **({"reason": reason} if reason else {})},
+                                 status=200 if reason is None else 503)
 
     async def exposition(_request: web.Request) -> web.Response:
         body, content_type = metrics.exposition()
         return web.Response(body=body, headers={"Content-Type": content_type})
 
-    web_app = web.Application()
-    web_app.router.add_get(HEALTH_PATH, health)
+    web_app = web.Application(client_max_size=front.MAX_BODY_BYTES)
+    web_app.router.add_get(LIVE_PATH, live)
+    for path in READY_PATHS:
+        web_app.router.add_get(path, ready)
     web_app.router.add_get(METRICS_PATH, exposition)
     if bolt is not None:
-        web_app.router.add_post(EVENTS_PATH, events)
+        web_app.router.add_post(EVENTS_PATH, front.verified(signing_secret, events))
     return web_app
 
 
@@ -155,10 +168,17 @@ async def start(settings: Settings, host: str = "0.0.0.0", port: int | None = No
         wiring = build_app(settings, ErrkbService(kb, store), store, update_delay, session, pace)
         wiring.chat.start()
 
-        async def healthy() -> bool:
-            return bool(kb.entries) and await store.ready()
+        handler: AsyncSocketModeHandler | None = None
 
-        runner = web.AppRunner(http_app(None if socket_mode else wiring.app, healthy), access_log=None)
+        async def unready() -> str | None:
+            if not kb.entries:
+                return "the knowledge base is empty"
+            if socket_mode and (handler is None or not await handler.client.is_connected()):
+                return "Socket Mode is not connected"
+            return await store.readiness()
+
+        runner = web.AppRunner(http_app(None if socket_mode else wiring.app, settings.signing_secret or "", unready),
+                               access_log=None)
         await runner.setup()
         site = web.TCPSite(runner, host, settings.port if port is None else port)
         await site.start()
@@ -167,13 +187,12 @@ async def start(settings: Settings, host: str = "0.0.0.0", port: int | None = No
         await store.close()
         raise
     bound = runner.addresses[0][1] if runner.addresses else settings.port
-    handler = None
     if socket_mode:
         handler = AsyncSocketModeHandler(wiring.app, settings.app_token)
         await handler.connect_async()
-        log.info("errkb: Socket Mode connected; /healthz on port %s", bound)
+        log.info("errkb: Socket Mode connected; %s and %s on port %s", LIVE_PATH, READY_PATHS[0], bound)
     else:
-        log.info("errkb: HTTP mode on port %s (%s, %s)", bound, EVENTS_PATH, HEALTH_PATH)
+        log.info("errkb: HTTP mode on port %s (%s, %s, %s)", bound, EVENTS_PATH, LIVE_PATH, READY_PATHS[0])
     pruner = asyncio.create_task(prune_forever(store, settings))
     return Running(wiring.app, wiring.chat, store, kb, wiring.background, runner, site, handler, bound, session,
                    pruner)
@@ -204,5 +223,5 @@ async def run(settings: Settings) -> None:
 
 def serve(settings: Settings) -> None:
     """``errkb serve``."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logs.configure(settings.log_level, (settings.bot_token, settings.signing_secret, settings.app_token))
     asyncio.run(run(settings))

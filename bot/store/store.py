@@ -147,13 +147,20 @@ class Store:
         return await self._db.write(integrity.repair)
 
     async def ready(self) -> bool:
-        """Whether the database answers and has the newest schema (for ``/healthz``)."""
+        return await self.readiness() is None
+
+    async def readiness(self) -> str | None:
+        """Why the store cannot do its job now, or None when it can (for ``/readyz``): it must answer,
+        have the newest schema and take a write (a full disk or a read-only replica fails that)."""
         async def revision(conn: AsyncConnection) -> str | None:
+            await conn.execute(text("UPDATE alembic_version SET version_num = version_num"))
             return (await conn.execute(text("SELECT version_num FROM alembic_version"))).scalar_one_or_none()
         try:
-            return await self._db.read(revision) == HEAD
-        except Exception:
-            return False
+            found = await self._db.write(revision)
+        except Exception as exc:  # what the driver says: disk full, read-only, connection lost …
+            reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+            return f"store not writable: {reason[0] if reason else type(exc).__name__}"
+        return None if found == HEAD else f"store schema is {found}, expected {HEAD} (run `errkb db upgrade`)"
 
     # --- Slack-side state -------------------------------------------------------------------
 

@@ -49,16 +49,29 @@ class TestRequests:
 
 
 class TestHealth:
-    async def test_healthz_is_ok_when_the_store_and_kb_are_ready(self, harness):
-        sent = await harness.send.get("/healthz")
-        assert sent.status == 200 and sent.json() == {"ok": True}
+    async def test_live_and_ready_when_the_store_and_kb_are_ready(self, harness):
+        for path in ("/livez", "/readyz", "/healthz"):
+            sent = await harness.send.get(path)
+            assert sent.status == 200 and sent.json() == {"ok": True}, path
 
-    async def test_healthz_is_503_when_the_store_is_not(self, harness, monkeypatch):
-        async def not_ready() -> bool:
-            return False
+    async def test_not_ready_with_the_reason_when_the_store_cannot_write(self, harness, monkeypatch):
+        import sqlite3
 
-        monkeypatch.setattr(harness.store, "ready", not_ready)
+        async def full(_work):
+            raise sqlite3.OperationalError("database or disk is full")
+
+        monkeypatch.setattr(harness.store._db, "write", full)
+        sent = await harness.send.get("/readyz")
+        assert sent.status == 503 and sent.json() == {"ok": False, "reason": "store not writable: database or disk is full"}
         assert (await harness.send.get("/healthz")).status == 503
+        assert (await harness.send.get("/livez")).status == 200  # the process itself is fine: don't restart it
+
+    async def test_not_ready_when_the_schema_is_behind(self, harness, monkeypatch):
+        from sqlalchemy import text
+
+        await harness.store._db.write(lambda conn: conn.execute(text("UPDATE alembic_version SET version_num = 'old'")))
+        sent = await harness.send.get("/readyz")
+        assert sent.status == 503 and "run `errkb db upgrade`" in sent.json()["reason"]
 
 
 class TestRetries:
