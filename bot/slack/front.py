@@ -18,6 +18,8 @@ from urllib.parse import parse_qs
 
 from aiohttp import web
 
+from bot import metrics
+
 log = logging.getLogger(__name__)
 
 # Slack's largest payloads (a 40,000-character message with its blocks, a modal submission) are far
@@ -31,6 +33,7 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 def _refuse(request: web.Request, status: int, size: int, reason: str) -> web.Response:
     log.warning("refused %s %s: %d bytes, %s", request.method, request.path, size, reason)
+    metrics.EVENTS.labels(type="unverified" if status in (401, 413) else "malformed", outcome="dropped").inc()
     return web.json_response({"ok": False, "error": reason}, status=status)
 
 

@@ -82,7 +82,9 @@ class TestMetrics:
                                                                 "X-Slack-Request-Timestamp": "1"})
         assert sent.status == 401
         after = await scrape(harness)
-        assert moved(before, after, "errkb_events_total", type="message", outcome="dropped") == 1
+        # refused before anything parses its body: its type is not read from what it claims
+        assert moved(before, after, "errkb_events_total", type="unverified", outcome="dropped") == 1
+        assert moved(before, after, "errkb_events_total", type="message", outcome="dropped") == 0
 
 
 async def test_the_grafana_dashboard_charts_metrics_the_bot_exports(harness):
