@@ -30,7 +30,7 @@ from bot.kb.ranking import SEVERITY_RANK, Hit, cause_map, on_warning_line, rank,
 from bot.kb.seeds import SeedError
 from bot.kb.versions import parse_constraints
 
-COMPILED_CACHE = 1024  # compiled regexes kept (each within its RE2 budget, entry.REGEX_MAX_MEM)
+COMPILED_CACHE = 2048  # compiled regexes kept (each within its RE2 budget, entry.REGEX_MAX_MEM)
 MAX_OPTIONS = 3  # literal sets of one entry that must all occur before its regex runs
 MAX_UNFILTERED = 2000  # regexes without a required literal that may be tried on every paste
 _FRAME_LINE = re.compile(r'^\s+(?:File "[^"]*", line \d+|at [\w$.<>/]+\(|\d+: 0x[0-9a-f]+)')
