@@ -24,7 +24,8 @@ RESEND_AFTER = 2.0  # first wait before re-sending an update that failed; double
 RESEND_MAX = 30.0
 GIVE_UP_AFTER = 300.0  # seconds of failures after which a message is left as it is
 CONCURRENT = 4  # updates read and sent at once; under a vote storm the rest wait, and their votes coalesce
-PER_SECOND = 20.0  # at most this many updates a second (Slack limits chat.update too), whatever the storm
+PER_SECOND = 20.0  # on average at most this many updates a second (Slack limits chat.update too)…
+BURST = 20  # …after a quiet spell this many at once
 
 # render(key) → the update to send (None: nothing to show any more) and what it shows.
 Render = Callable[[Any], Awaitable[tuple[Update | None, Hashable]]]
@@ -46,9 +47,21 @@ class Refresher:
         self.send = send
         self.shown = shown
         self._turns = asyncio.Semaphore(CONCURRENT)
+        self._tokens = float(BURST)
+        self._filled_at: float | None = None
         self.delay = delay
         self._states: dict[Hashable, _State] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+
+    async def _take_token(self) -> None:
+        """Wait for one update's share of ``PER_SECOND`` (a token bucket holding ``BURST``)."""
+        now = asyncio.get_running_loop().time()
+        if self._filled_at is not None:
+            self._tokens = min(BURST, self._tokens + (now - self._filled_at) * PER_SECOND)
+        self._filled_at = now
+        self._tokens -= 1
+        if self._tokens < 0:
+            await asyncio.sleep(-self._tokens / PER_SECOND)
 
     def schedule(self, key: Hashable) -> None:
         """Bring message ``key`` up to date soon (a burst of calls is one update)."""
@@ -74,14 +87,13 @@ class Refresher:
             wait = RESEND_AFTER
             while True:
                 async with self._turns:
-                    began = loop.time()
+                    await self._take_token()
                     version = state.version
                     update, shown = await self.render(key)
                     if update is None:
                         return
                     ok, permanent = await self.send(key, update)
                     settled = ok and state.version == version and await self.shown(key) == shown
-                    await asyncio.sleep(CONCURRENT / PER_SECOND - (loop.time() - began))  # the turn's share
                 if settled:
                     return  # no vote since, here or in another process
                 if not ok:
