@@ -115,7 +115,8 @@ def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
     if not args.query.strip():
         raise UsageError("nothing to search for: give words, e.g. `errkb search nccl timeout`")
-    results = ErrkbService(_load_kb(settings)).search(args.query, limit=args.limit)
+    results = asyncio.run(_with_service(settings, _store_wanted(settings),
+                                       lambda service: service.search(args.query, limit=args.limit)))
     if args.format == "json":
         _print_json(json_render.search_json(results))
     else:

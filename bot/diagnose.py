@@ -92,10 +92,13 @@ class ErrkbService:
         live = await self._feedback([entry_id])
         return self._entry_view(entry, live.get(entry_id))
 
-    def search(self, query: str, limit: int = 5) -> list[SearchResultView]:
+    async def search(self, query: str, limit: int = 5, workspace: str | None = None) -> list[SearchResultView]:
+        """Entries for ``query``, in the current locale; entries this workspace (or, without one, anyone)
+        matches often rank higher."""
         zh = current_locale() == "zh"
+        hits = await self.store.hit_counts(workspace) if self.store is not None else {}
         results = []
-        for hit in self.kb.index.search(query, limit=limit):
+        for hit in self.kb.index.search(query, limit=limit, hits=hits):
             entry = self.kb.entries[hit.entry_id]
             signature = (entry.signature_zh if zh else "") or entry.signature
             results.append(SearchResultView(entry.id, hit.score, signature, entry.domain, hit.reasons))

@@ -398,10 +398,10 @@ class ChatService:
             messages = await (self._paste(c) if handler is None else handler(rest, c))
         await self.outlet.send(Plan([Reply(messages[:MAX_RESPONSES])]), via)
 
-    async def _search(self, query: str, _c: Command) -> list[Message]:
+    async def _search(self, query: str, c: Command) -> list[Message]:
         if not query:
             return [usage("/errkb search <words>")]
-        return [blocks.search_message(query, self.core.search(query, limit=5))]
+        return [blocks.search_message(query, await self.core.search(query, limit=5, workspace=c.workspace))]
 
     async def _show(self, entry_id: str, _c: Command) -> list[Message]:
         entry = await self.core.show(entry_id) if entry_id else None

@@ -32,6 +32,14 @@ async def record_hits(conn: AsyncConnection, counts: Mapping[tuple[str, str, str
         await conn.execute(_ADD_HITS[conn.dialect.name], rows)
 
 
+async def hit_counts(conn: AsyncConnection, workspace: str | None = None) -> dict[str, int]:
+    """How often each entry was the best match: in all workspaces, or only in ``workspace``."""
+    query = select(Hit.entry_id, func.sum(Hit.count)).group_by(Hit.entry_id)
+    if workspace is not None:
+        query = query.where(Hit.workspace == workspace)
+    return {entry_id: int(total) for entry_id, total in (await conn.execute(query)).all()}
+
+
 def _votes_in(workspace: str) -> Select[Any]:
     """One workspace's votes per target: (target id, up, down), from its own vote rows."""
     return (select(Vote.target_id, func.sum(case((Vote.vote == 1, 1), else_=0)).label("up"),

@@ -126,6 +126,10 @@ class Store:
         """Usage figures: all of them, or (``workspace``) only that workspace's hits and votes."""
         return await self._db.read(partial(stats.stats, limit=limit, workspace=workspace))
 
+    async def hit_counts(self, workspace: str | None = None) -> dict[str, int]:
+        """How often each entry was the best match (a ranking signal for search)."""
+        return await self._db.read(partial(stats.hit_counts, workspace=workspace))
+
     # --- retention ------------------------------------------------------------------------
 
     async def prune(self, keep: retention.Retention) -> retention.Removed:

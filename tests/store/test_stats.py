@@ -45,3 +45,14 @@ async def test_most_voted_workarounds_and_vote_totals(seeded):
     assert (stats.votes_up, stats.votes_down) == (3, 1)
     assert (stats.diagnosis_up, stats.diagnosis_down) == (1, 0)
     assert stats.voters == 4
+
+
+async def test_hit_counts_add_up_per_entry_and_workspace(store):
+    import datetime as dt
+
+    day = dt.date(2026, 12, 1)
+    for workspace, entry_id in (("T1", "a/x"), ("T1", "a/x"), ("T2", "a/x"), ("T1", "b/y")):
+        await store.record_hit(entry_id, "en", day, workspace=workspace)
+    assert await store.hit_counts() == {"a/x": 3, "b/y": 1}
+    assert await store.hit_counts("T1") == {"a/x": 2, "b/y": 1}
+    assert await store.hit_counts("T3") == {}
