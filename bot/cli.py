@@ -96,6 +96,31 @@ def cmd_diagnose(args: argparse.Namespace, settings: Settings) -> int:
     return 0 if diagnosis.matches else 1
 
 
+def cmd_preview(args: argparse.Namespace, settings: Settings) -> int:
+    """The answer to a paste as the HTML page of a Slack thread (and its PNG, drawn by headless Chromium)."""
+    from bot import preview
+
+    paste = _read_input(args.file)
+
+    async def work(service: ErrkbService):
+        return await service.diagnose(paste, limit=1, record=False)
+
+    diagnosis = asyncio.run(_with_service(settings, _store_wanted(settings), work))
+    out = Path(args.out)
+    try:
+        out.write_text(preview.diagnosis_page(paste, diagnosis, details=args.details), encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {out}: {exc.strerror or exc}") from exc
+    print(out)
+    if args.png:
+        try:
+            width, height = preview.screenshot(out, Path(args.png), width=args.width)
+        except preview.ScreenshotError as exc:
+            raise UsageError(str(exc)) from exc
+        print(f"{args.png} ({width}×{height})")
+    return 0 if diagnosis.matches else 1
+
+
 def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
     async def work(service: ErrkbService):
         return await service.show(args.id)
@@ -198,6 +223,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, help="report up to N matches (default 1, the best)")
     p.add_argument("--all", action="store_true", help="report every match")
     p.add_argument("--details", action="store_true", help="every fix, what not to try, versions, docs, related")
+    p = add("preview", cmd_preview, "Render the bot's answer to a paste as a Slack-style HTML page (and PNG).")
+    p.add_argument("file", nargs="?", help="a file with the paste, or - for standard input")
+    p.add_argument("--out", default="errkb-preview.html", help="the HTML page to write")
+    p.add_argument("--png", help="also save a screenshot taken by headless Chromium")
+    p.add_argument("--width", type=int, default=1100, help="the browser window's width for --png")
+    p.add_argument("--details", action="store_true", help="also show what Other fixes and Why open")
     p = add("search", cmd_search, "Search the knowledge base.", ("text", "json"))
     p.add_argument("query")
     p.add_argument("--limit", type=int, default=10)

@@ -113,11 +113,14 @@ def slash_command(text: str, response_url: str, user: str = "U_EN", channel: str
 
 def block_action(action_id: str, value: str | None, response_url: str, user: str = "U_EN", channel: str = CHANNEL,
                  message_ts: str | None = None, thread_ts: str | None = None, ephemeral: bool = False,
-                 selected: str | None = None) -> dict[str, str]:
+                 selected: str | None = None, option: str | None = None) -> dict[str, str]:
+    """A click on a button (``value``), the App Home select (``selected``) or an overflow menu (``option``)."""
     action: dict[str, Any] = {"action_id": action_id, "block_id": "b1", "type": "button",
                               "action_ts": f"{time.time():.6f}"}
     if value is not None:
         action["value"] = value
+    if option is not None:
+        action.update(type="overflow", selected_option={"text": {"type": "plain_text", "text": "…"}, "value": option})
     if selected is not None:
         action.update(type="static_select", selected_option={"text": {"type": "plain_text", "text": selected},
                                                               "value": selected})

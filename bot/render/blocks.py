@@ -22,11 +22,9 @@ SECTION_LIMIT = 3000
 HEADER_LIMIT = 150
 BUTTON_TEXT_LIMIT = 75
 MAX_BLOCKS = 50
-TOP_WORKAROUNDS = 3
 
 ACTION_VOTE_UP = "errkb_vote_up"
 ACTION_VOTE_DOWN = "errkb_vote_down"
-ACTION_MORE = "errkb_more_workarounds"
 ACTION_TRANSLATE = "errkb_translate"
 ACTION_POST = "errkb_post_entry"
 ACTION_HOME_LOCALE = "errkb_home_locale"
@@ -73,10 +71,6 @@ def _inline_code(text: str) -> str:
     return "`" + escape(text.replace("`", "ʼ")) + "`"
 
 
-def _code(line: str) -> str:
-    return "```" + escape(_clip(line.replace("```", "ʼʼʼ"), 1000)) + "```"
-
-
 def vote_value(entry_id: str, index: int) -> str:
     return json.dumps({"entry": entry_id, "workaround": index}, separators=(",", ":"))
 
@@ -90,9 +84,20 @@ def _message(fallback: str, blocks: list[dict[str, Any]]) -> Message:
     return mask_tree({"text": _clip(fallback, SECTION_LIMIT), "blocks": blocks[:MAX_BLOCKS]})
 
 
-def _other_language_button(entry_id: str) -> dict[str, Any]:
+def answer_value(entry_id: str, match: MatchView | None = None) -> str:
+    """What the language button carries: the entry and the reader's quoted line (already masked),
+    so the answer in the other language quotes it too, whichever process gets the click."""
+    data: dict[str, Any] = {"entry": entry_id}
+    if match is not None:
+        data["line"] = summary.quote(match.line, match.entry.regex)
+        if match.how != "regex":
+            data["score"] = round(match.score, 3)
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def _other_language_button(entry_id: str, match: MatchView | None) -> dict[str, Any]:
     other = "English" if current_locale() == "zh" else "中文"
-    return _button(other, ACTION_TRANSLATE, entry_id)
+    return _button(other, ACTION_TRANSLATE, answer_value(entry_id, match))
 
 
 def _fix_text(workaround: WorkaroundView) -> str:
@@ -109,12 +114,13 @@ def _vote_buttons(entry: EntryView, workaround: WorkaroundView) -> list[dict[str
 
 
 def answer_message(entry: EntryView, match: MatchView | None = None, private: bool = False,
-                   other_language: bool = True) -> Message:
+                   other_language: bool = True, shown: WorkaroundView | None = None) -> Message:
     """The one compact answer: headline with the reader's line, cause, best fix, buttons.
 
     ``private`` (an ephemeral answer) carries no reaction prompt, since Slack allows no reactions
     there; its buttons vote. ``other_language`` False leaves out the language button (an answer
-    already shown in the other language offers it once, not again).
+    already shown in the other language offers it once, not again). ``shown`` is the fix the
+    message votes for (default: the best ranked now; an update keeps the one first posted).
     """
     name = labels.headline(entry, match)
     lines = [f"*{escape(name)}*"]
@@ -123,7 +129,7 @@ def answer_message(entry: EntryView, match: MatchView | None = None, private: bo
     cause = escape(summary.first_sentences(entry.root_cause)) + _mark(entry.root_cause_untranslated)
     lines.append(labels.labelled(f"*{labels.heading('cause')}*", cause))
     blocks: list[dict[str, Any]] = [_section("\n".join(lines))]
-    best = entry.workarounds[0] if entry.workarounds else None
+    best = shown or (entry.workarounds[0] if entry.workarounds else None)
     if best is not None:
         blocks.append(_section(labels.labelled(f"*{labels.heading('best_fix')}*", _fix_text(best))))
         blocks.append(_context(labels.success_text(best, entry.verification_tier)))
@@ -132,7 +138,7 @@ def answer_message(entry: EntryView, match: MatchView | None = None, private: bo
         buttons.append(_button(labels.more_fixes_label(len(entry.workarounds) - 1), ACTION_OTHER_FIXES, entry.id))
     buttons.append(_button(_("Why / what not to try"), ACTION_DETAILS, entry.id))
     if other_language:
-        buttons.append(_other_language_button(entry.id))
+        buttons.append(_other_language_button(entry.id, match))
     buttons.append({
         "type": "overflow", "action_id": ACTION_OVERFLOW,
         "options": [{"text": {"type": "plain_text", "text": _clip(_("Wrong error? Tell us"), BUTTON_TEXT_LIMIT)},
@@ -187,85 +193,6 @@ def details_message(entry: EntryView) -> Message:
         blocks.append({"type": "actions", "elements": [
             _button(summary.plain_name(r.signature), ACTION_SHOW, r.id) for r in related[:RELATED_PER_KIND]]})
     return _message(f"{name} — {entry.root_cause}", blocks)
-
-
-def diagnosis_message(entry: EntryView, match: MatchView | None = None, translate_button: bool = True) -> Message:
-    """The diagnosis itself: signature, matched line, root cause, dead ends, versions, docs, trust."""
-    blocks: list[dict[str, Any]] = [
-        {"type": "header", "text": {"type": "plain_text", "text": _clip(entry.signature, HEADER_LIMIT)}},
-    ]
-    if match is not None:
-        title = f"*{labels.heading('matched_line')}* ({labels.how_matched(match)})"
-        blocks.append(_section(f"{title}\n{_code(match.line)}"))
-    root_cause = escape(entry.root_cause) + _mark(entry.root_cause_untranslated)
-    blocks.append(_section(f"*{labels.heading('root_cause')}*\n{root_cause}"))
-    if entry.dead_ends:
-        lines = [f"• ~{escape(d.text)}~{_mark(d.untranslated)} — _{labels.fail_rate_text(d.fail_rate)}_"
-                 for d in entry.dead_ends]
-        blocks.append(_section(f"*{labels.heading('dead_ends')}*\n" + "\n".join(lines)))
-    facts = []
-    if entry.versions:
-        facts.append(f"*{labels.heading('versions')}:* " + escape(", ".join(entry.versions)))
-    if entry.official_doc_url:
-        url = entry.official_doc_url
-        facts.append(f"*{labels.heading('docs')}:* <{url}|{escape(_clip(url, 80))}>")
-    for kind, related in entry.related.items():
-        facts.append(f"*{labels.related_label(kind)}:* " + ", ".join(escape(r.signature) for r in related))
-    if facts:
-        blocks.append(_context(*facts[:10]))
-    blocks.append(_context(f"*{labels.heading('trust')}:* {labels.trust_text(entry)} · `{entry.id}`"))
-    if match is not None:
-        blocks.append(_context(_("Right error? React 👍 here; wrong one, 👎.")))
-    if translate_button:
-        other = "English" if current_locale() == "zh" else "中文"
-        blocks.append({"type": "actions", "elements": [_button(other, ACTION_TRANSLATE, entry.id)]})
-    return {"text": _clip(f"{entry.signature} — {entry.root_cause}", SECTION_LIMIT), "blocks": blocks[:MAX_BLOCKS]}
-
-
-def workaround_message(entry: EntryView, workaround: WorkaroundView, rank: int, more: int = 0) -> Message:
-    """One workaround with its live rate, the reaction hint and Worked / Didn't work buttons."""
-    text = f"*{fmt_number(rank)}.* {escape(workaround.text)}{_mark(workaround.untranslated)}"
-    if workaround.condition:
-        text += f"\n_{labels.heading('condition')}: {escape(workaround.condition)}_"
-    value = vote_value(entry.id, workaround.index)
-    buttons = [
-        _button("👍 " + _("Worked"), ACTION_VOTE_UP, value, "primary"),
-        _button("👎 " + _("Didn't work"), ACTION_VOTE_DOWN, value),
-    ]
-    if more:
-        label = ngettext("Show {n} more workaround", "Show {n} more workarounds", more).format(n=fmt_number(more))
-        buttons.append(_button(label, ACTION_MORE, entry.id))
-    blocks = [
-        _section(text),
-        _context(f"{labels.success_text(workaround, entry.verification_tier)} · {labels.votes_text(workaround)}",
-                 _("React 👍 if this worked for you, 👎 if it didn't.")),
-        {"type": "actions", "elements": buttons},
-    ]
-    return {"text": _clip(f"{rank}. {workaround.text}", SECTION_LIMIT), "blocks": blocks}
-
-
-def diagnosis_messages(match: MatchView, top: int = TOP_WORKAROUNDS) -> list[Message]:
-    """Everything posted in the thread for one match: the diagnosis, then its top workarounds."""
-    return answer_messages(match.entry, match, top)
-
-
-def answer_messages(entry: EntryView, match: MatchView | None = None, top: int = TOP_WORKAROUNDS) -> list[Message]:
-    """The diagnosis, then the top workarounds, the last with a "more" button when some are left."""
-    shown = entry.workarounds[:top]
-    more = len(entry.workarounds) - len(shown)
-    messages = [diagnosis_message(entry, match)]
-    for rank, w in enumerate(shown, 1):
-        messages.append(workaround_message(entry, w, rank, more if rank == len(shown) else 0))
-    return messages
-
-
-def entry_messages(entry: EntryView, start: int = 0, top: int | None = None) -> list[Message]:
-    """An entry shown on request (``show``, the 中文/English button): no matched line."""
-    messages = [diagnosis_message(entry)]
-    chosen = entry.workarounds[start : None if top is None else start + top]
-    for rank, w in enumerate(chosen, start + 1):
-        messages.append(workaround_message(entry, w, rank))
-    return messages
 
 
 def search_message(query: str, results: list[SearchResultView]) -> Message:

@@ -67,15 +67,14 @@ def people_text(w: WorkaroundView) -> str:
 
 
 def dead_end_text(d: DeadEndView) -> str:
-    """"Tried X → fails because Y (fails ~90%)"; just the reason when the KB names no action."""
+    """"Tried: X → fails because Y (fails ~90%)"; just the reason when the KB names no action."""
     rate = fail_rate_text(d.fail_rate)
+    condition = " " + condition_text(d.condition, d.condition_untranslated) if d.condition else ""
     if d.action and d.why:
-        line = _("Tried {action} → fails because {why} ({rate})").format(
-            action=d.action.rstrip(" .。"), why=_lower_first(d.why.rstrip(" .。")), rate=rate)
+        line = _("Tried: {action} → fails because {why} ({rate})").format(
+            action=d.action.rstrip(" .。") + condition, why=_lower_first(d.why.rstrip(" .。")), rate=rate)
     else:
-        line = _("{why} ({rate})").format(why=(d.why or d.text).rstrip(" .。"), rate=rate)
-    if d.condition:
-        line += " " + condition_text(d.condition, d.condition_untranslated)
+        line = _("{why} ({rate})").format(why=(d.why or d.text).rstrip(" .。") + condition, rate=rate)
     return line + (f" {untranslated_mark()}" if d.untranslated else "")
 
 

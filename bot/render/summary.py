@@ -66,7 +66,7 @@ def plain_name(signature: str) -> str:
         first = gloss.group(1).strip()
     kind = re.match(r"^(?:[\w$]+[.])*([\w$]+(?:Error|Exception|Warning))\b", first)
     body = _strip_prefixes(first)
-    body = _SOURCE_PATH.sub("…", body)
+    body = re.sub(r":\s*,\s*", ": ", _SOURCE_PATH.sub("", body))
     body = _BRACKET_VALUE.sub(lambda m: "" if not body[m.end():].strip(" .") else " (…)", body)
     for cut in _CLAUSE_END.finditer(body):
         if cut.start() >= 8:

@@ -21,7 +21,7 @@ from bot.diagnose import ErrkbService
 from bot.i18n import _
 from bot.kb.feedback import EntryFeedback
 from bot.kb.matcher import Match
-from bot.render import blocks
+from bot.render import blocks, summary
 from bot.service import keys
 from bot.service.caches import Expiring
 from bot.service.incoming import Click, Command, Incoming
@@ -47,20 +47,29 @@ RESUME_AFTER = 5.0  # seconds before posting the rest of an answer whose middle 
 CHANNEL_MODES = ("auto", "mention", "off")
 
 
-def placement(thread: Sequence[PostedMessage], ts: str, entry_id: str, total: int) -> tuple[int, int]:
-    """A posted workaround message's rank among its entry's in the thread, and its "more" count."""
+SHOWN_TTL = 86_400.0  # seconds the quoted line of a posted answer is kept in process, to redraw it after votes
+
+
+def placement(thread: Sequence[PostedMessage], ts: str, entry_id: str) -> int:
+    """A posted message's rank among its entry's fix messages in the thread: 1 is the answer itself
+    (its fix is the one it shows), 2… the other fixes posted after it."""
     mine = sorted((m.ts or "" for m in thread if m.entry_id == entry_id and m.workaround is not None), key=float)
-    if ts not in mine:
-        return 1, 0
-    rank = mine.index(ts) + 1
-    return rank, max(0, total - len(mine)) if rank == len(mine) else 0
+    return mine.index(ts) + 1 if ts in mine else 1
 
 
-def answer_posts(entry: EntryView, match: MatchView | None, locale: str) -> list[Post]:
-    """The answer in a thread: the diagnosis, then the top workarounds, each remembered for votes."""
-    messages = blocks.answer_messages(entry, match)
-    targets = [None, *(w.index for w in entry.workarounds[: blocks.TOP_WORKAROUNDS])]
-    return [Post(m, About(entry.id, t, locale)) for m, t in zip(messages, targets, strict=True)]
+def answer_post(entry: EntryView, match: MatchView | None, locale: str) -> Post:
+    """The one compact answer; 👍/👎 on it vote for the fix it shows (the diagnosis, if it has none)."""
+    best = entry.workarounds[0] if entry.workarounds else None
+    return Post(blocks.answer_message(entry, match), About(entry.id, best.index if best else None, locale))
+
+
+def clicked_answer(value: str) -> tuple[str, str, float | None]:
+    """(entry, quoted line, fallback score) from the language button's value; a bare id is an entry."""
+    try:
+        data = json.loads(value)
+        return str(data["entry"]), str(data.get("line") or ""), data.get("score")
+    except (ValueError, TypeError, KeyError):
+        return value, "", None
 
 
 def usage(syntax: str) -> Message:
@@ -82,6 +91,8 @@ class ChatService:
         self._channels: Expiring[tuple[str, str], tuple[str, bool]] = Expiring(CHANNEL_TTL, stale=STALE_FOR)
         self._vias: Expiring[str, Via] = Expiring(3600.0, size=1000)
         self._live: Expiring[str, EntryFeedback] = Expiring(FEEDBACK_TTL)
+        # (workspace, channel, ts) of a posted answer → how it matched and the reader's quoted line
+        self._shown: Expiring[tuple[str, str, str], tuple[str, float, str]] = Expiring(SHOWN_TTL, size=20_000)
 
     def start(self) -> None:
         self.writer.start()
@@ -209,11 +220,12 @@ class ChatService:
             if entry is None:
                 return False
             self.writer.hit(d.workspace, entry.id, locale)
-            plan = Plan([Thread(d.workspace, d.channel, d.thread_ts, answer_posts(entry, shown, locale))])
-        return await self._post_answer(d, plan, via, first=True)
+            plan = Plan([Thread(d.workspace, d.channel, d.thread_ts, [answer_post(entry, shown, locale)])])
+        return await self._post_answer(d, plan, via, first=True, shown=shown)
 
-    async def _post_answer(self, d: Decision, plan: Plan, via: Via, first: bool = False) -> bool | Later:
-        report = await self.outlet.send(plan, via, on_sent=lambda sent: self._posted(d.workspace, sent))
+    async def _post_answer(self, d: Decision, plan: Plan, via: Via, first: bool = False,
+                           shown: MatchView | None = None) -> bool | Later:
+        report = await self.outlet.send(plan, via, on_sent=lambda sent: self._posted(d.workspace, sent, shown))
         if first and report.sent:
             metrics.FIRST_REPLY_SECONDS.observe(max(0.0, self.clock() - d.created_at))
         metrics.ANSWERS.labels("posted" if report.ok else "partial" if report.sent else "failed").inc()
@@ -233,8 +245,11 @@ class ChatService:
     async def _read_feedback(self, entry_id: str) -> EntryFeedback:
         return (await self.store.feedback([entry_id]))[entry_id]
 
-    def _posted(self, workspace: str, sent: Sent) -> None:
+    def _posted(self, workspace: str, sent: Sent, match: MatchView | None = None) -> None:
         about = sent.post.about
+        if match is not None:
+            self._shown.put((workspace, sent.thread.channel, sent.ts),
+                            (match.how, match.score, summary.quote(match.line, match.entry.regex)))
         if about is not None:
             self.writer.posted(PostedRow(workspace, sent.thread.channel, sent.ts, about.entry_id, about.workaround,
                                          about.locale, sent.thread_ts))
@@ -301,13 +316,23 @@ class ChatService:
             workaround = entry.workaround(posted.workaround) if entry else None
             if entry is None or workaround is None:
                 return None, None
-            rank, more = placement(found.thread, ts, entry.id, len(entry.workarounds))
-            message = blocks.workaround_message(entry, workaround, rank, more)
+            rank = placement(found.thread, ts, entry.id)
+            if rank == 1:  # the answer itself, still showing the fix it was posted with
+                message = blocks.answer_message(entry, self._shown_match(key, entry), shown=workaround)
+            else:
+                message = blocks.fix_message(entry, workaround, rank)
         return Update(channel, ts, message), (workaround.votes_up, workaround.votes_down)
 
     async def _shown_now(self, key: tuple[str, str, str]) -> object:
         tally = await self.store.message_tally(*key)
         return None if tally is None else (tally.up, tally.down)
+    def _shown_match(self, key: tuple[str, str, str], entry: EntryView) -> MatchView | None:
+        """The match a posted answer showed (its quoted line), while this process remembers it."""
+        found, shown = self._shown.peek(key)
+        if not found or shown is None:
+            return None
+        how, score, line = shown
+        return MatchView(entry, how, score, (0, 0), line)
 
     async def _send_update(self, key: tuple[str, str, str], update: Update) -> tuple[bool, bool]:
         found, via = self._vias.peek(key[0])
@@ -322,8 +347,9 @@ class ChatService:
         """True the first time a click or command is seen (in any process) within Slack's replay window."""
         return await self.store.claim_event(replay_key, ttl_seconds=REPLAY_WINDOW)
 
-    async def more(self, click: Click, via: Via) -> None:
-        """The workarounds not yet posted in the clicked answer's thread (privately for an ephemeral one)."""
+    async def other_fixes(self, click: Click, via: Via) -> None:
+        """*Other fixes*: each fix not yet in the clicked answer's thread, ranked, as its own reactable
+        message (privately, voting by button, for an ephemeral answer)."""
         await self.writer.settled()  # the rows of messages just posted
         posted = await self.store.message_target(click.workspace, click.channel, click.ts) if click.ts else None
         if posted is not None and posted.thread_ts is not None:
@@ -334,30 +360,76 @@ class ChatService:
                 if entry is None:
                     return
                 rest = [w for w in entry.workarounds if w.index not in shown]
-                posts = [Post(blocks.workaround_message(entry, w, len(shown) + i), About(entry.id, w.index,
-                                                                                         posted.locale))
+                posts = [Post(blocks.fix_message(entry, w, len(shown) + i), About(entry.id, w.index, posted.locale))
                          for i, w in enumerate(rest, 1)]
+            if not posts:
+                async with self._reader(click.workspace, click.user, via):
+                    note = blocks.notice(_("Every fix for this error is already in this thread."))
+                await self.outlet.send(Plan([Reply([note])]), via)
+                return
             plan = Plan([Thread(click.workspace, click.channel, posted.thread_ts, posts)])
             await self.outlet.send(plan, via, on_sent=lambda sent: self._posted(click.workspace, sent))
-            await self.writer.settled()
-            self._refresh(click.workspace, click.channel, click.ts or "", via)  # its "more" button goes
             return
         async with self._reader(click.workspace, click.user, via):
             entry = await self.core.show(click.value)
             if entry is not None:
-                messages = blocks.entry_messages(entry, start=blocks.TOP_WORKAROUNDS)[1:]
+                messages = [m for m, _index in blocks.other_fix_messages(entry, private=True)]
                 await self.outlet.send(Plan([Reply(messages[:MAX_RESPONSES])]), via)
 
+    async def details(self, click: Click, via: Via) -> None:
+        """*Why / what not to try*: the dead ends, versions, docs and related errors, to whoever asked."""
+        async with self._reader(click.workspace, click.user, via):
+            entry = await self.core.show(click.value)
+            if entry is None:
+                return
+            message = blocks.details_message(entry)
+        await self._privately(click, message, via)
+
+    async def show_entry(self, click: Click, via: Via) -> None:
+        """A related error's compact answer, privately, in the clicker's language."""
+        async with self._reader(click.workspace, click.user, via):
+            entry = await self.core.show(click.value)
+            if entry is None:
+                return
+            message = blocks.answer_message(entry, private=True)
+        await self._privately(click, message, via)
+
+    async def answer_menu(self, click: Click, via: Via) -> None:
+        """The answer's ⋮ menu: *Wrong error?* counts against the diagnosis, never against a fix."""
+        try:
+            data = json.loads(click.value)
+            entry_id, option = str(data["entry"]), str(data["option"])
+        except (ValueError, TypeError, KeyError):
+            return
+        if option != blocks.OPTION_WRONG_ERROR:
+            return
+        outcome = await self.votes.submit(VoteEvent(click.workspace, click.user, click.at, button=-1,
+                                                    entry_id=entry_id, workaround=None))
+        if outcome.tally is None:
+            return
+        async with self._reader(click.workspace, click.user, via):
+            note = blocks.notice(_("Thanks: noted that this is not the error you have. Try {search}.").format(
+                search=f"`{blocks.escape('/errkb search <words>')}`"))
+        await self.outlet.send(Plan([Reply([note])]), via)
+
+    async def _privately(self, click: Click, message: Message, via: Via) -> None:
+        """Ephemeral, in the clicked message's thread (or through ``respond`` where errkb cannot post)."""
+        await self.outlet.send(Plan([Whisper(click.channel, click.user, click.thread_ts, [message])]), via)
+
     async def translate(self, click: Click, via: Via) -> None:
-        """The answer in the other language, privately to whoever clicked."""
+        """The same compact answer in the other language, once, privately to whoever clicked."""
         await self.writer.settled()
         posted = await self.store.message_target(click.workspace, click.channel, click.ts) if click.ts else None
         shown = posted.locale if posted else await self.locales.locale_for(click.workspace, click.user, via)
+        entry_id, line, score = clicked_answer(click.value)
         with i18n.use_locale("en" if shown == "zh" else "zh"):
-            entry = await self.core.show(click.value)
-            if entry is not None:
-                plan = Plan([Whisper(click.channel, click.user, click.thread_ts, blocks.entry_messages(entry))])
-                await self.outlet.send(plan, via)
+            entry = await self.core.show(entry_id)
+            if entry is None:
+                return
+            match = (MatchView(entry, "regex" if score is None else "fuzzy", 1.0 if score is None else float(score),
+                               (0, 0), line) if line else None)
+            message = blocks.answer_message(entry, match, private=True, other_language=False)
+        await self._privately(click, message, via)
 
     async def post_entry(self, click: Click, via: Via) -> None:
         """A search result posted to the channel as a new thread, in the clicker's language."""
@@ -366,7 +438,7 @@ class ChatService:
             if entry is None:
                 return
             failed = [blocks.notice(_("I couldn't post in this channel. Invite me first: `/invite @errkb`."))]
-            plan = Plan([Thread(click.workspace, click.channel, None, answer_posts(entry, None, locale), failed)])
+            plan = Plan([Thread(click.workspace, click.channel, None, [answer_post(entry, None, locale)], failed)])
         report = await self.outlet.send(plan, via, on_sent=lambda sent: self._posted(click.workspace, sent))
         if report.sent:  # the same error pasted in that thread later is already answered
             thread_ts = report.sent[0].thread_ts
@@ -408,7 +480,7 @@ class ChatService:
         if entry is None:
             return [blocks.notice(_("There is no entry `{id}`. Try {search}.").format(
                 id=blocks.escape(entry_id[:200]) or "?", search=f"`{blocks.escape('/errkb search <words>')}`"))]
-        return blocks.answer_messages(entry)
+        return [blocks.answer_message(entry, private=True)]
 
     async def _locale(self, arg: str, c: Command) -> list[Message]:
         arg = arg.lower()
@@ -449,7 +521,7 @@ class ChatService:
             diagnosis = await self.core.explain(matches, record=False)
             if diagnosis.best is not None:
                 self.writer.hit(c.workspace, diagnosis.best.entry.id, i18n.current_locale())
-                return blocks.diagnosis_messages(diagnosis.best)
+                return [blocks.answer_message(diagnosis.best.entry, diagnosis.best, private=True)]
         word = c.text.split(maxsplit=1)[0][:50]
         lead = (_("I don't know the command “{word}”.").format(word=blocks.escape(word)) if len(c.text.split()) == 1
                 else _("I found no known error in what you pasted."))
@@ -466,7 +538,7 @@ class ChatService:
             diagnosis = await self.core.explain(matches, record=False) if matches else None
             if diagnosis is not None and diagnosis.best is not None:
                 self.writer.hit(workspace, diagnosis.best.entry.id, i18n.current_locale())
-                messages = blocks.diagnosis_messages(diagnosis.best)
+                messages = [blocks.answer_message(diagnosis.best.entry, diagnosis.best, private=True)]
             else:
                 messages = [blocks.notice(_("I found no known error in that message."))]
         await self.outlet.send(Plan([Reply(messages[:MAX_RESPONSES])]), via)

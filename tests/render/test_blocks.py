@@ -197,7 +197,7 @@ async def test_other_fixes_are_reactable_messages_numbered_after_the_first(kb, l
 
 
 @pytest.mark.parametrize(("locale", "dead_end"), [
-    ("en", "• Tried Call `torch.cuda.empty_cache()` right before the failing step → fails because empty_cache "
+    ("en", "• Tried: Call `torch.cuda.empty_cache()` right before the failing step → fails because empty_cache "
            "only returns cached blocks"),
     ("zh", "• 试过：在出错的步骤前调用 `torch.cuda.empty_cache()` → 不行，因为它只会把没有张量在用的缓存块还给驱动"),
 ])

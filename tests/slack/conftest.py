@@ -140,24 +140,41 @@ async def harness(fake_slack: FakeSlack, tmp_path: Path, kb: KnowledgeBase, seed
 
 @dataclass
 class Answered:
-    """What the bot posted for one paste: the thread it answered in, the diagnosis, the workarounds."""
+    """What the bot posted for one paste: the thread it answered in, and its one compact answer."""
 
     thread_ts: str
-    diagnosis: Any  # fake_slack.Call
-    workarounds: list[Any]
+    answer: Any  # fake_slack.Call
 
 
 async def paste_and_wait(h: Harness, text: str = NCCL_PASTE, user: str = "U_EN", **fields: Any) -> Answered:
-    """Post a paste event and wait for the diagnosis and its three workaround messages."""
+    """Post a paste event and wait for its answer (one message in the paste's thread)."""
     from tests import slack_payloads as p
 
     payload = p.message(text, user=user, **fields)
     before = len(h.slack.calls_to("chat.postMessage"))
     assert (await h.send.event(payload)).status == 200
-    posts = (await h.slack.wait_for("chat.postMessage", before + 4))[before:before + 4]
+    (answer,) = (await h.slack.wait_for("chat.postMessage", before + 1))[before:before + 1]
     thread = payload["event"].get("thread_ts") or payload["event"]["ts"]
-    assert all(c["thread_ts"] == thread for c in posts)
-    return Answered(thread, posts[0], posts[1:])
+    assert answer["thread_ts"] == thread
+    return Answered(thread, answer)
+
+
+async def other_fixes(h: Harness, answered: Answered, user: str = "U_EN", channel: str | None = None) -> dict[int, Any]:
+    """Click *Other fixes* on an answer; returns the fix messages it posted in the thread, by workaround index."""
+    import json
+
+    from bot.render import blocks
+    from tests import slack_payloads as p
+
+    entry = json.loads(next(e["value"] for b in answered.answer["blocks"] if b["type"] == "actions"
+                            for e in b["elements"] if e.get("action_id") == blocks.ACTION_VOTE_UP))["entry"]
+    before = len(h.slack.calls_to("chat.postMessage"))
+    await click(h, blocks.ACTION_OTHER_FIXES, entry, message_ts=answered.answer.ts, thread_ts=answered.thread_ts,
+                user=user, channel=channel or p.CHANNEL)
+    total = len(h.bot.kb.entries[entry].workarounds)
+    posts = (await h.slack.wait_for("chat.postMessage", before + total - 1))[before:]
+    return {json.loads(next(e["value"] for b in c["blocks"] if b["type"] == "actions" for e in b["elements"]
+                            if e.get("action_id") == blocks.ACTION_VOTE_UP))["workaround"]: c for c in posts}
 
 
 @pytest.fixture(scope="session")

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from tests import slack_payloads as p
-from tests.slack.conftest import NCCL_ID, command, eventually, paste_and_wait
+from tests.slack.conftest import NCCL_ID, command, eventually, other_fixes, paste_and_wait
 
 ERRKB = Path(sys.executable).with_name("errkb")
 
@@ -28,16 +28,17 @@ async def errkb_show(database_url: str) -> dict:
 async def test_a_new_users_script(harness, tmp_path):
     english = await paste_and_wait(harness, user="U_EN")
     chinese = await paste_and_wait(harness, user="U_CN", channel="C0OTHER")
-    assert "Root cause" in english.diagnosis.text_of_blocks
-    assert "根本原因" in chinese.diagnosis.text_of_blocks
+    assert "*Cause*: " in english.answer.text_of_blocks
+    assert "*原因*：" in chinese.answer.text_of_blocks
     assert english.thread_ts != chinese.thread_ts
 
     database_url = f"sqlite+aiosqlite:///{tmp_path / 'errkb.db'}"
     before = {w["index"]: w for w in (await errkb_show(database_url))["workarounds"]}
-    first = english.workarounds[0].ts  # workaround 0
+    first = english.answer.ts  # the answer shows workaround 0: reactions on it vote for that fix
     for user in ("U_EN", "U_CN", "U_TW"):
         assert (await harness.send.event(p.reaction("+1", first, user=user))).status == 200
-    assert (await harness.send.event(p.reaction("-1", chinese.workarounds[2].ts, user="U_CN",
+    second = (await other_fixes(harness, chinese, user="U_CN", channel="C0OTHER"))[1]  # one click away
+    assert (await harness.send.event(p.reaction("-1", second.ts, user="U_CN",
                                                 channel="C0OTHER"))).status == 200  # workaround 1
     await eventually(lambda: harness.store.stats(), predicate=lambda s: (s.votes_up, s.votes_down) == (3, 1))
     after = {w["index"]: w for w in (await errkb_show(database_url))["workarounds"]}

@@ -22,7 +22,7 @@ async def test_opening_the_home_tab_publishes_it_in_the_users_language(harness):
 
 async def test_it_lists_the_most_frequent_errors_and_most_trusted_workarounds(harness):
     answered = await paste_and_wait(harness)
-    assert (await harness.send.event(p.reaction("+1", answered.workarounds[0].ts, user="U_JA"))).status == 200
+    assert (await harness.send.event(p.reaction("+1", answered.answer.ts, user="U_JA"))).status == 200
     await harness.slack.wait_for("chat.update")
     assert (await harness.send.event(p.app_home_opened("U_EN"))).status == 200
     text = (await harness.slack.wait_for("views.publish"))[0].text_of_blocks

@@ -21,8 +21,8 @@ async def test_events_and_commands_arrive_over_the_socket_and_are_acknowledged(f
     try:
         assert fake_slack.calls_to("apps.connections.open")
         event = await fake_slack.send_envelope("events_api", p.message(NCCL_PASTE, user="U_CN"))
-        posts = await fake_slack.wait_for("chat.postMessage", 4)
-        assert "根本原因" in posts[0].text_of_blocks
+        posts = await fake_slack.wait_for("chat.postMessage", 1)
+        assert "*原因*：" in posts[0].text_of_blocks
         command = p.slash_command("help", fake_slack.response_url("sock"))
         acked = await fake_slack.send_envelope("slash_commands", command)
         await fake_slack.wait_for("response_url", key="sock")

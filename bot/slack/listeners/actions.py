@@ -1,5 +1,6 @@
-"""Buttons on the bot's answers: Worked / Didn't work, more workarounds, 中文 / English, post a
-search result to the channel, and the App Home language select. Each acts once per click."""
+"""Buttons on the bot's answers: Worked / Didn't work, Other fixes, Why / what not to try, a related
+error, the ⋮ menu (wrong error), 中文 / English, post a search result to the channel, and the App
+Home language select. Each acts once per click."""
 
 from __future__ import annotations
 
@@ -37,7 +38,10 @@ def register(app: AsyncApp, chat: ChatService, background: Inflight) -> None:
 
     button(blocks.ACTION_VOTE_UP, lambda c, via: chat.vote_button(c, 1, via))
     button(blocks.ACTION_VOTE_DOWN, lambda c, via: chat.vote_button(c, -1, via))
-    button(blocks.ACTION_MORE, chat.more)
+    button(blocks.ACTION_OTHER_FIXES, chat.other_fixes)
+    button(blocks.ACTION_DETAILS, chat.details)
+    button(blocks.ACTION_SHOW, chat.show_entry)
+    button(blocks.ACTION_OVERFLOW, chat.answer_menu)
     button(blocks.ACTION_TRANSLATE, chat.translate)
     button(blocks.ACTION_POST, chat.post_entry)
 

@@ -49,7 +49,7 @@ def click(body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContex
     return Click(
         workspace=workspace_of(context),
         user=user,
-        value=str(action.get("value") or ""),
+        value=str(action.get("value") or (action.get("selected_option") or {}).get("value") or ""),
         channel=container.get("channel_id") or (body.get("channel") or {}).get("id") or "",
         ts=None if ephemeral else ts,
         thread_ts=message.get("thread_ts") or container.get("thread_ts") or ts,
