@@ -326,6 +326,7 @@ class ChatService:
     async def _shown_now(self, key: tuple[str, str, str]) -> object:
         tally = await self.store.message_tally(*key)
         return None if tally is None else (tally.up, tally.down)
+
     def _shown_match(self, key: tuple[str, str, str], entry: EntryView) -> MatchView | None:
         """The match a posted answer showed (its quoted line), while this process remembers it."""
         found, shown = self._shown.peek(key)
