@@ -153,7 +153,10 @@ async def paste_and_wait(h: Harness, text: str = NCCL_PASTE, user: str = "U_EN",
     payload = p.message(text, user=user, **fields)
     before = len(h.slack.calls_to("chat.postMessage"))
     assert (await h.send.event(payload)).status == 200
-    (answer,) = (await h.slack.wait_for("chat.postMessage", before + 1))[before:before + 1]
+    async def posted() -> list[Any]:  # the answer as Slack accepted it (a 429 or 500 first posts nothing)
+        return [c for c in h.slack.calls_to("chat.postMessage")[before:] if c.result.get("ok")]
+
+    (answer, *_rest) = await eventually(posted, predicate=bool, timeout=15)
     thread = payload["event"].get("thread_ts") or payload["event"]["ts"]
     assert answer["thread_ts"] == thread
     return Answered(thread, answer)

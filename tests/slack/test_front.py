@@ -88,4 +88,4 @@ async def test_after_all_that_the_next_real_paste_is_answered(harness):
         await harness.send.post_raw(body, "application/json", {})
         await harness.send.post_raw(body, "application/json")
     answered = await paste_and_wait(harness)
-    assert answered.diagnosis["thread_ts"] == answered.thread_ts
+    assert answered.answer["thread_ts"] == answered.thread_ts
