@@ -207,7 +207,7 @@ def search_message(query: str, results: list[SearchResultView]) -> Message:
             "text": {"type": "mrkdwn", "text": _clip(f"*{escape(r.signature)}*\n`{r.id}`", SECTION_LIMIT)},
             "accessory": _button(_("Post to channel"), ACTION_POST, r.id),
         })
-    return {"text": title, "blocks": blocks[:MAX_BLOCKS]}
+    return _message(title, blocks)
 
 
 def count_text(n: int) -> str:
@@ -219,7 +219,7 @@ def count_text(n: int) -> str:
 
 def notice(markdown: str) -> Message:
     """A one-section message; ``markdown`` is ours, with anything user-given already escaped."""
-    return {"text": _clip(markdown, SECTION_LIMIT), "blocks": [_section(markdown)]}
+    return _message(markdown, [_section(markdown)])
 
 
 def help_lines() -> list[tuple[str, str]]:
@@ -245,7 +245,7 @@ def help_message(lead: str | None = None) -> Message:
     if lead:
         blocks.append(_section(lead))
     blocks += [_section(f"*errkb* — {intro}"), _section("\n".join(lines)), _context(votes)]
-    return {"text": lead or intro, "blocks": blocks}
+    return _message(lead or intro, blocks)
 
 
 def vote_receipt(workaround: WorkaroundView) -> Message:

@@ -60,3 +60,14 @@ def test_mask_is_idempotent_and_walks_messages_but_not_our_own_values():
     assert masked["text"] == f"token={HIDDEN}" and mask(masked["text"]) == masked["text"]
     assert masked["blocks"][0]["text"]["text"] == f"postgres://u:{HIDDEN}@h/db"
     assert masked["blocks"][1]["elements"][0]["value"] == '{"entry":"a/b","workaround":0}'
+
+
+def test_what_a_user_typed_is_masked_when_errkb_echoes_it():
+    from bot import i18n
+    from bot.render import blocks
+
+    with i18n.use_locale("en"):
+        lead = blocks.escape("I don't know the command “xoxb-1234567890-abcdefghijkl”.")
+        echoed = [blocks.help_message(lead), blocks.notice(lead),
+                  blocks.search_message("password=hunter22 timeout", [])]
+    assert not any("abcdefghijkl" in str(m) or "hunter22" in str(m) for m in echoed)
