@@ -194,7 +194,7 @@ def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
         results = []
         for locale in ("en-US", "zh-CN"):
             with i18n.use_locale(locale):
-                results.append((locale, await service.diagnose(paste)))
+                results.append((locale, await service.diagnose(paste, limit=1)))
         return results
 
     print("$ errkb diagnose bot/samples/nccl_traceback.txt\n" + paste)
