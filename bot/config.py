@@ -93,9 +93,24 @@ class Settings:
     seeds_dir: Path
     retention: Retention = field(default_factory=Retention)
     log_level: str = "INFO"
+    # OAuth (install in many workspaces): on when both are set; then SLACK_BOT_TOKEN is not used.
+    client_id: str | None = None
+    client_secret: str | None = None
+    redirect_uri: str | None = None
+
+    @property
+    def oauth(self) -> bool:
+        return bool(self.client_id and self.client_secret)
 
     @classmethod
     def from_env(cls) -> Settings:
+        client_id = os.environ.get("SLACK_CLIENT_ID") or None
+        client_secret = os.environ.get("SLACK_CLIENT_SECRET") or None
+        if bool(client_id) != bool(client_secret):
+            given, missing = (("SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET") if client_id
+                              else ("SLACK_CLIENT_SECRET", "SLACK_CLIENT_ID"))
+            raise ConfigError(given, f"set without {missing}: OAuth needs both (Basic Information → App "
+                                     "Credentials); unset both for one workspace with SLACK_BOT_TOKEN")
         return cls(
             bot_token=os.environ.get("SLACK_BOT_TOKEN") or None,
             signing_secret=os.environ.get("SLACK_SIGNING_SECRET") or None,
@@ -107,4 +122,7 @@ class Settings:
             retention=Retention(posted_days=_days("ERRKB_RETAIN_POSTED_DAYS", Retention.posted_days),
                                 hits_days=_days("ERRKB_RETAIN_HITS_DAYS", Retention.hits_days)),
             log_level=_log_level(os.environ.get("LOG_LEVEL")),
+            client_id=client_id,
+            client_secret=client_secret,
+            redirect_uri=os.environ.get("SLACK_REDIRECT_URI") or None,
         )

@@ -252,7 +252,7 @@ def test_workspace_delete_and_db_prune(capsys, tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize(("variable", "value"), [("DATABASE_URL", "mysql://root@db/errkb"), ("PORT", "abc"),
-                                                 ("ERRKB_RETAIN_HITS_DAYS", "a year")])
+                                                 ("ERRKB_RETAIN_HITS_DAYS", "a year"), ("SLACK_CLIENT_ID", "1.2")])
 def test_a_config_mistake_is_one_line_and_exit_2(capsys, monkeypatch, variable, value):
     monkeypatch.setenv(variable, value)
     code, out, err = run(capsys, "seed")

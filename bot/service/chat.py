@@ -447,6 +447,15 @@ class ChatService:
                                                    "answer", click.workspace, click.channel, thread_ts, thread_ts,
                                                    click.user, entry.id, (), self.clock()))
 
+    # --- workspaces -------------------------------------------------------------------------
+
+    async def forget_workspace(self, workspace: str) -> None:
+        """The workspace uninstalled errkb or revoked its token: delete its data (votes stay as counts)."""
+        removed = await self.store.delete_workspace(workspace)
+        self._channels.clear()
+        self._vias.forget(workspace)
+        log.info("workspace %s removed: %d rows deleted", workspace, removed.total)
+
     # --- App Home ---------------------------------------------------------------------------
 
     async def home(self, workspace: str, user: str, via: Via) -> None:

@@ -30,6 +30,8 @@ from bot.kb.knowledge import KnowledgeBase
 from bot.service import ChatService
 from bot.slack import front, listeners
 from bot.slack.gateway import PACE_PER_SECOND, Gateway
+from bot.slack.listeners import installs
+from bot.slack.oauth import WorkspaceClient, authorize, oauth_settings
 from bot.slack.observed import ObservedApp
 from bot.slack.tasks import Inflight
 from bot.store import Store
@@ -48,8 +50,9 @@ def make_client(settings: Settings, session: aiohttp.ClientSession | None = None
     """The Web API client; one shared ``session`` keeps connections to Slack alive between calls
     (without it slack_sdk opens a new connection, with its TLS handshake, for every call). Retries
     are the gateway's (``bot.slack.gateway``), so the client itself makes none."""
-    return AsyncWebClient(token=settings.bot_token, base_url=settings.api_url or AsyncWebClient.BASE_URL,
-                          timeout=30, retry_handlers=[], session=session)
+    return AsyncWebClient(token=None if settings.oauth else settings.bot_token,
+                          base_url=settings.api_url or AsyncWebClient.BASE_URL, timeout=30, retry_handlers=[],
+                          session=session)
 
 
 @dataclass
@@ -69,12 +72,24 @@ def build_app(settings: Settings, service: ErrkbService, store: Store, update_de
     Listeners run before Slack gets its answer (``process_before_response``): each does only its
     quick part there, so the ack carries what must be durable (a recorded decision, a vote)."""
     client = make_client(settings, session)
+    oauth = oauth_settings(settings, store.engine) if settings.oauth else None
     app = ObservedApp(client=client, signing_secret=settings.signing_secret or "", name="errkb",
-                   process_before_response=True)
-    gateway = Gateway(client, settings.api_url, pace=pace)
+                      process_before_response=True, oauth_settings=oauth,
+                      authorize=authorize(oauth, client) if oauth is not None else None)
+    clients = None
+    if oauth is not None:
+        installations = oauth.installation_store
+
+        def clients(workspace: str) -> AsyncWebClient:
+            return WorkspaceClient(installations, workspace, base_url=client.base_url, timeout=30, retry_handlers=[],
+                                   session=session)
+
+    gateway = Gateway(client, settings.api_url, pace=pace, clients=clients)
     chat = ChatService(service, store, gateway, update_delay)
     background = Inflight()
     listeners.register(app, chat, background)
+    if oauth is not None:
+        installs.register(app, chat)
     metrics.PENDING.set_function(lambda: len(chat.outbox))
     return Wiring(app, chat, gateway, background)
 
@@ -98,6 +113,13 @@ def http_app(bolt: AsyncApp | None, signing_secret: str,
         return web.json_response({"ok": reason is None, **({"reason": reason} if reason else {})},
                                  status=200 if reason is None else 503)
 
+    async def install(request: web.Request) -> web.Response:
+        assert bolt is not None and bolt.oauth_flow is not None
+        flow = bolt.oauth_flow
+        bolt_request = await to_bolt_request(request)
+        handle = flow.handle_installation if request.path == flow.install_path else flow.handle_callback
+        return await to_aiohttp_response(await handle(bolt_request))
+
     async def exposition(_request: web.Request) -> web.Response:
         body, content_type = metrics.exposition()
         return web.Response(body=body, headers={"Content-Type": content_type})
@@ -109,6 +131,9 @@ def http_app(bolt: AsyncApp | None, signing_secret: str,
     web_app.router.add_get(METRICS_PATH, exposition)
     if bolt is not None:
         web_app.router.add_post(EVENTS_PATH, front.verified(signing_secret, events))
+        if bolt.oauth_flow is not None:
+            web_app.router.add_get(bolt.oauth_flow.install_path, install)
+            web_app.router.add_get(bolt.oauth_flow.redirect_uri_path, install)
     return web_app
 
 
@@ -152,8 +177,12 @@ async def start(settings: Settings, host: str = "0.0.0.0", port: int | None = No
 
     ``seed=False`` skips syncing the seeds into the store, for a store known to hold them already."""
     socket_mode = bool(settings.app_token)
-    if not settings.bot_token:
-        raise SystemExit("errkb serve: set SLACK_BOT_TOKEN (the bot token, xoxb-…)")
+    if not settings.bot_token and not settings.oauth:
+        raise SystemExit("errkb serve: set SLACK_BOT_TOKEN (the bot token, xoxb-…), or SLACK_CLIENT_ID and "
+                         "SLACK_CLIENT_SECRET to install in many workspaces (OAuth)")
+    if settings.oauth and socket_mode:
+        raise SystemExit("errkb serve: OAuth installs need HTTP mode (Slack redirects the browser to "
+                         "/slack/oauth_redirect); unset SLACK_APP_TOKEN, or SLACK_CLIENT_ID/SECRET")
     if not socket_mode and not settings.signing_secret:
         raise SystemExit("errkb serve: set SLACK_SIGNING_SECRET (HTTP mode), or SLACK_APP_TOKEN for Socket Mode")
     i18n.load_catalogs()

@@ -74,15 +74,16 @@ class _Pace:
 
 class Gateway:
     def __init__(self, client: AsyncWebClient, api_url: str | None = None, pace: float = PACE_PER_SECOND,
-                 burst: int = PACE_BURST) -> None:
-        self.client = client  # the app's own client, for work outside any request
+                 burst: int = PACE_BURST, clients: Callable[[str], AsyncWebClient] | None = None) -> None:
+        self.client = client  # the app's own client, for work outside any request…
+        self.clients = clients  # …or (OAuth) one per workspace, with that workspace's token
         self.api_url = api_url
         self.pace, self.burst = pace, burst
         self._paces: dict[str, _Pace] = {}
         self._blocked: dict[str, float] = {}  # method or method:channel → loop time a 429 lifts
 
     def via_for(self, workspace: str) -> Via:
-        return Via(self.client)
+        return Via(self.clients(workspace) if self.clients is not None else self.client)
 
     # --- plans ------------------------------------------------------------------------------
 

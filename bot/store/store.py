@@ -9,6 +9,7 @@ import datetime as dt
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
+from typing import Any
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -16,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from bot.kb.entry import Entry
 from bot.kb.feedback import EntryFeedback, Tally
 from bot.store import decisions, integrity, retention, slack_state, stats, sync, votes
-from bot.store.engine import Database, unavailable
+from bot.store.engine import WRITE_OPTION, Database, unavailable
 from bot.store.export import crowd_raw
 from bot.store.migrate import HEAD, upgrade_database
 from bot.store.targets import UnknownTarget
@@ -129,6 +130,12 @@ class Store:
     async def hit_counts(self, workspace: str | None = None) -> dict[str, int]:
         """How often each entry was the best match (a ranking signal for search)."""
         return await self._db.read(partial(stats.hit_counts, workspace=workspace))
+
+    @property
+    def engine(self) -> Any:
+        """An ``AsyncEngine`` for slack_sdk's OAuth stores (``bot.slack.oauth``): each of its transactions
+        takes the write lock at once (SQLite's ``BEGIN IMMEDIATE``), as they read, then write."""
+        return self._db.engine.execution_options(**{WRITE_OPTION: True})
 
     # --- retention ------------------------------------------------------------------------
 

@@ -21,6 +21,8 @@ BOT_USER = "UERRKB"
 BOT_ID = "BERRKB"
 TOKEN = "xoxb-fake-token"
 APP_TOKEN = "xapp-fake-token"  # Socket Mode's app-level token
+CLIENT_ID = "1111.2222"  # the OAuth app (oauth.v2.access checks both)
+CLIENT_SECRET = "fake-client-secret"
 
 
 @dataclass
@@ -80,6 +82,13 @@ class FakeSlack:
         self.base_url = ""
         self.sockets: list[web.WebSocketResponse] = []  # Socket Mode connections
         self._envelopes = itertools.count(1)
+        # OAuth: install codes waiting to be exchanged (code → team), tokens issued (token → team),
+        # refresh tokens (refresh token → team), and how long an issued bot token lives (None: for ever).
+        self.codes: dict[str, str] = {}
+        self.tokens: dict[str, str] = {TOKEN: TEAM}
+        self.refresh_tokens: dict[str, str] = {}
+        self.token_lifetime: int | None = None
+        self._issued = itertools.count(1)
 
     # --- lifecycle -----------------------------------------------------------------------
 
@@ -218,14 +227,55 @@ class FakeSlack:
             call.result = {"ok": True, "url": f"ws{self.base_url.removeprefix('http')}/socket"} if ok else \
                 {"ok": False, "error": "invalid_auth"}
             return web.json_response(call.result)
-        if token != TOKEN:
+        if method == "oauth.v2.access":
+            call.result = self._oauth(args, auth)
+            return web.json_response(call.result)
+        if token not in self.tokens:
             return web.json_response({"ok": False, "error": "invalid_auth"})
-        call.result = self._answer(method, args)
+        call.result = self._answer(method, args, self.tokens[token])
         return web.json_response(call.result)
 
-    def _answer(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
+    def install_code(self, team: str) -> str:
+        """A code Slack would hand the browser after someone in ``team`` approved the install."""
+        code = f"code-{team}-{next(self._issued)}"
+        self.codes[code] = team
+        return code
+
+    def _oauth(self, args: dict[str, Any], auth: str) -> dict[str, Any]:
+        """oauth.v2.access: a code (an install) or a refresh token (rotation) → a bot token for that team."""
+        import base64
+
+        basic = base64.b64decode(auth.removeprefix("Basic ")).decode() if auth.startswith("Basic ") else ""
+        client = basic.partition(":") if basic else (args.get("client_id"), ":", args.get("client_secret"))
+        if (client[0], client[2]) != (CLIENT_ID, CLIENT_SECRET):
+            return {"ok": False, "error": "invalid_client_id"}
+        if args.get("grant_type") == "refresh_token":
+            team = self.refresh_tokens.pop(str(args.get("refresh_token")), None)
+            if team is None:
+                return {"ok": False, "error": "invalid_refresh_token"}
+            for old in [t for t, owner in self.tokens.items() if owner == team and t != TOKEN]:
+                del self.tokens[old]  # a rotated token stops working
+        else:
+            team = self.codes.pop(str(args.get("code")), None)
+            if team is None:
+                return {"ok": False, "error": "invalid_code"}
+        n = next(self._issued)
+        token = f"xoxb-{team}-{n}"
+        self.tokens[token] = team
+        answer: dict[str, Any] = {
+            "ok": True, "app_id": "AERRKB", "token_type": "bot", "access_token": token, "bot_user_id": BOT_USER,
+            "scope": "chat:write,commands,reactions:read", "team": {"id": team, "name": f"Team {team}"},
+            "enterprise": None, "is_enterprise_install": False, "authed_user": {"id": "U_INSTALLER"},
+        }
+        if self.token_lifetime is not None:
+            refresh = f"xoxe-1-{team}-{n}"
+            self.refresh_tokens[refresh] = team
+            answer |= {"refresh_token": refresh, "expires_in": self.token_lifetime}
+        return answer
+
+    def _answer(self, method: str, args: dict[str, Any], team: str = TEAM) -> dict[str, Any]:
         if method == "auth.test":
-            return {"ok": True, "url": "https://fake.slack.com/", "team": "Fake", "team_id": TEAM, "user": "errkb",
+            return {"ok": True, "url": "https://fake.slack.com/", "team": "Fake", "team_id": team, "user": "errkb",
                     "user_id": BOT_USER, "bot_id": BOT_ID, "is_enterprise_install": False}
         if method == "chat.postMessage":
             ts = self._next_ts()

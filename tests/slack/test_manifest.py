@@ -37,3 +37,12 @@ def test_the_command_the_shortcut_interactivity_and_app_home():
     assert "home_tab_enabled: true" in MANIFEST and "socket_mode_enabled: false" in MANIFEST
     urls = re.findall(r"(?:url|request_url): (\S+)", MANIFEST)
     assert len(urls) == 3 and all(u.endswith(EVENTS_PATH) for u in urls)
+
+
+def test_the_manifest_carries_the_oauth_redirect_url_and_the_scopes_oauth_asks_for():
+    from bot.slack.oauth import REDIRECT_PATH, SCOPES
+
+    assert re.search(rf"redirect_urls:\n\s+- https://YOUR-HOST{REDIRECT_PATH}\n", MANIFEST)
+    bot_scopes = re.search(r"\n    bot:\n((?:      - .*\n)+)", MANIFEST)
+    assert bot_scopes is not None
+    assert sorted(re.findall(r"- ([a-z:_]+)", bot_scopes.group(1))) == sorted(SCOPES)

@@ -1,0 +1,70 @@
+"""Installing errkb in many workspaces: Bolt's OAuth flow with slack_sdk's stores in errkb's database.
+
+``GET /slack/install`` starts an install (a state value, kept in ``slack_oauth_states``), Slack sends
+the browser back to ``GET /slack/oauth_redirect`` and Bolt exchanges the code for that workspace's
+bot token (``oauth.v2.access``) and saves it in ``slack_installations``/``slack_bots``. Each request
+then runs with its own workspace's client (``context.client``); a token that expires (token rotation)
+is refreshed by Bolt before it is used. The tables come from errkb's migrations (0004), not from
+slack_sdk's ``create_tables``.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from slack_bolt.authorization.async_authorize import AsyncInstallationStoreAuthorize
+from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
+from slack_sdk.oauth.installation_store.sqlalchemy import AsyncSQLAlchemyInstallationStore
+from slack_sdk.oauth.state_store.sqlalchemy import AsyncSQLAlchemyOAuthStateStore
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.config import Settings
+
+INSTALL_PATH = "/slack/install"
+REDIRECT_PATH = "/slack/oauth_redirect"
+STATE_SECONDS = 600  # an install started longer ago than this must start again
+# The bot scopes of manifest.yml (docs/privacy.md says why each is needed).
+SCOPES = ("app_mentions:read", "channels:history", "groups:history", "im:history", "mpim:history", "chat:write",
+          "commands", "files:read", "reactions:read", "users:read")
+
+
+def oauth_settings(settings: Settings, engine: Any) -> AsyncOAuthSettings:
+    """Bolt's OAuth settings over the store's own engine (``engine``: an ``AsyncEngine``)."""
+    assert settings.client_id and settings.client_secret
+    return AsyncOAuthSettings(
+        client_id=settings.client_id,
+        client_secret=settings.client_secret,
+        scopes=list(SCOPES),
+        redirect_uri=settings.redirect_uri,
+        install_path=INSTALL_PATH,
+        redirect_uri_path=REDIRECT_PATH,
+        installation_store=AsyncSQLAlchemyInstallationStore(settings.client_id, engine),
+        installation_store_bot_only=True,
+        state_store=AsyncSQLAlchemyOAuthStateStore(STATE_SECONDS, engine),
+        state_expiration_seconds=STATE_SECONDS,
+    )
+
+
+def authorize(oauth: AsyncOAuthSettings, client: AsyncWebClient) -> AsyncInstallationStoreAuthorize:
+    """Finds each request's bot token, and rotates one about to expire through ``client`` (so through
+    ``SLACK_API_URL``; Bolt's own would always call slack.com)."""
+    return AsyncInstallationStoreAuthorize(
+        installation_store=oauth.installation_store, client_id=oauth.client_id, client_secret=oauth.client_secret,
+        token_rotation_expiration_minutes=oauth.token_rotation_expiration_minutes, bot_only=True, client=client,
+        logger=logging.getLogger("slack_bolt.authorize"))
+
+
+class WorkspaceClient(AsyncWebClient):
+    """A client for work outside any request (an answer taken over after a restart): it looks up its
+    workspace's bot token in the installation store on first use."""
+
+    def __init__(self, store: AsyncSQLAlchemyInstallationStore, workspace: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._store, self._workspace = store, workspace
+
+    async def api_call(self, *args: Any, **kwargs: Any) -> Any:
+        if self.token is None:
+            bot = await self._store.async_find_bot(enterprise_id=None, team_id=self._workspace)
+            self.token = bot.bot_token if bot is not None else None
+        return await super().api_call(*args, **kwargs)
