@@ -53,7 +53,7 @@ def in_team(payload: dict[str, Any], team: str) -> dict[str, Any]:
 async def paste_in(h: Harness, team: str, user: str) -> list[Any]:
     before = len(h.slack.calls_to("chat.postMessage"))
     assert (await h.send.event(in_team(p.message(NCCL_PASTE, user=user), team))).status == 200
-    return (await h.slack.wait_for("chat.postMessage", before + 4))[before:]
+    return (await h.slack.wait_for("chat.postMessage", before + 1))[before:]
 
 
 async def stats_text(h: Harness, team: str) -> str:
