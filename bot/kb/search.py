@@ -5,8 +5,9 @@ overlapping pairs, so ``超时`` and ``显存不足`` find entries without a wor
 has a weight; scores are BM25F over those weighted fields. A query word of four or more letters
 that the KB has never seen is corrected to the nearest known words (``ncll`` → ``nccl``, not ``null``:
 among equally close words the one sharing the longer prefix wins). Common abbreviations (``oom``,
-``npe``, ``segfault``…) also look for the phrase they stand for. A prior lifts entries that teams
-really hit: how often the store has matched them, and whether a reader ever confirmed them.
+``npe``, ``segfault``…) also look for the phrase they stand for, and favour the errors that print it.
+A prior lifts entries that teams really hit: how often the store has matched them, and whether a
+reader ever confirmed them.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ ABBREVIATIONS = {
     "gha": "github actions",
     "enospc": "no space left",
 }
-_PHRASE_BONUS = 0.3  # an abbreviation's phrase found whole in a signature, alias or tag: +30%
+_PHRASE_BONUS = 0.3  # the signature prints the phrase an abbreviation stands for: +30%
 _PRIOR = 0.15  # weight of log(1 + popularity) in the final score
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.+#-]*[a-z0-9+#]|[a-z0-9]")
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
@@ -114,7 +115,7 @@ class SearchIndex:
     def __init__(self, entries: Mapping[str, Entry]) -> None:
         self._postings: dict[str, dict[str, Counter[str]]] = defaultdict(lambda: defaultdict(Counter))
         self._lengths: dict[str, dict[str, int]] = defaultdict(dict)
-        self._titles = {e.id: " ".join([e.signature, *e.aliases, *e.tags]).lower() for e in entries.values()}
+        self._titles = {e.id: e.signature.lower() for e in entries.values()}
         self._entries = entries
         for entry in entries.values():
             for name, text in _entry_fields(entry).items():

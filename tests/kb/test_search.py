@@ -90,7 +90,7 @@ def test_a_typo_of_nccl_finds_nccl_entries_not_null_pointers(kb):
 
 
 def test_oom_means_out_of_memory_and_finds_the_cuda_entry(kb):
-    assert "pytorch/cuda-out-of-memory" in _ids(kb.index, "oom")
+    assert _ids(kb.index, "oom", limit=1) == ["pytorch/cuda-out-of-memory"]
     assert _ids(kb.index, "npe", limit=1) == ["java/nullpointerexception"]
 
 
