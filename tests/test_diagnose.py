@@ -80,5 +80,5 @@ async def test_a_huge_paste_keeps_its_tail_and_true_offsets(kb):
 
 async def test_search_shows_signatures_in_the_readers_language(kb):
     with i18n.use_locale("zh"):
-        results = ErrkbService(kb).search("allreduce timed out", limit=3)
+        results = await ErrkbService(kb).search("allreduce timed out", limit=3)
     assert any(r.id == NCCL_ID and r.signature.startswith("运行时错误") for r in results)
