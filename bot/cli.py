@@ -247,8 +247,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fixtures", default=str(DEFAULT_FIXTURES))
     add("demo", cmd_demo, "Seed the local store and diagnose a bundled sample in English and Chinese.")
     from bot.cli_ops import add_ops_commands
+    from bot.cli_teach import add_teach_commands
 
     add_ops_commands(add)
+    add_teach_commands(add)
     return parser
 
 

@@ -132,3 +132,15 @@ class HomeView:
     setting: str  # "auto" | "en" | "zh": the user's choice
     locale: str  # the locale in effect
     usage: UsageView
+    unknown: tuple[UnknownLineView, ...] = ()  # this workspace's most frequent errors errkb could not answer
+    remembering: bool = True  # whether this workspace keeps them (``/errkb unknown on|off``)
+
+
+@dataclass(frozen=True)
+class UnknownLineView:
+    """An error errkb could not answer, as it is kept: the masked decisive line and how often it came."""
+
+    line: str
+    error_type: str | None
+    count: int
+    last_seen: float

@@ -231,6 +231,7 @@ def help_lines() -> list[tuple[str, str]]:
         ("/errkb channel auto|mention|off", _("in this channel, answer every paste, only when @mentioned, or never")),
         ("/errkb channel bots on|off", _("in this channel, also answer other bots' messages")),
         ("/errkb stats", _("the most frequent errors and most trusted workarounds")),
+        ("/errkb unknown on|off", _("keep (or not) the masked error line of what I could not answer here")),
         ("/errkb help", _("this help")),
     ]
 
@@ -277,6 +278,25 @@ def _usage_blocks(usage: UsageView) -> list[dict[str, Any]]:
     return blocks
 
 
+def _unknown_blocks(home: HomeView) -> list[dict[str, Any]]:
+    """"Errors errkb doesn't know yet": the masked lines only, most frequent first."""
+    blocks: list[dict[str, Any]] = [_section("*{}*".format(_("Errors errkb doesn't know yet")))]
+    if not home.remembering:
+        blocks.append(_context(_("This workspace doesn't keep them. `/errkb unknown on` keeps the masked error "
+                                 "line of what I could not answer (never the message).")))
+    elif home.unknown:
+        lines = ["• `{line}` — {times}".format(line=escape(_clip(u.line, 200).replace("`", "'")),
+                                               times=ngettext("{n} time", "{n} times", u.count)
+                                               .format(n=fmt_number(u.count)))
+                 for u in home.unknown]
+        blocks.append(_section("\n".join(lines)))
+        blocks.append(_context(_("Only the error line is kept, with names, numbers, paths and secrets masked. "
+                                 "`/errkb unknown off` stops it.")))
+    else:
+        blocks.append(_context(_("None so far: every error pasted here was one I know.")))
+    return blocks
+
+
 def usage_message(usage: UsageView) -> Message:
     """``/errkb stats``."""
     title = _("errkb in this workspace")
@@ -318,6 +338,8 @@ def home_view(home: HomeView) -> dict[str, Any]:
         language,
         {"type": "divider"},
         *_usage_blocks(home.usage),
+        {"type": "divider"},
+        *_unknown_blocks(home),
         {"type": "divider"},
         _context(_("Type `/errkb help` for every command.")),
     ]

@@ -19,6 +19,7 @@ from dataclasses import replace
 from bot import i18n, metrics
 from bot.diagnose import ErrkbService
 from bot.i18n import _
+from bot.kb.fallback import error_lines as has_error_line
 from bot.kb.feedback import EntryFeedback
 from bot.kb.matcher import Match
 from bot.render import blocks, summary
@@ -29,12 +30,13 @@ from bot.service.locales import Locales
 from bot.service.outbox import Job, Later, Outbox
 from bot.service.plans import About, Message, Plan, Post, Publish, Reply, Sent, Thread, Update, Whisper
 from bot.service.ports import Author, Outlet, Via
+from bot.service.teach import Unknowns
 from bot.service.updates import Refresher
 from bot.service.votes import VoteQueue
 from bot.service.writer import WriteBehind
 from bot.store import PostedMessage, Store
 from bot.store.views import Decision, PostedRow, VoteEvent
-from bot.views import EntryView, HomeView, MatchView
+from bot.views import EntryView, HomeView, MatchView, UnknownLineView
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +86,7 @@ class ChatService:
         self.outlet = outlet
         self.clock = clock
         self.locales = Locales(store, outlet)
+        self.unknowns = Unknowns(store)
         self.writer = WriteBehind(store, clock)
         self.votes = VoteQueue(store, before=self.writer.settled)
         self.outbox = Outbox(store, self.writer, self._carry_out, outlet.via_for, clock=clock)
@@ -121,7 +124,8 @@ class ChatService:
             return
         matches = self._find(m.text)
         if not matches and not m.files:
-            return  # chat: it cost the match and nothing else
+            await self._unknown(m)
+            return  # chat: it cost the match (and, for an error line, a counter) and nothing else
         mode, bots = await self.channel(m.workspace, m.channel)
         if mode != "auto" or (m.author.bot and not bots):
             return
@@ -132,6 +136,13 @@ class ChatService:
             recorded = await self.outbox.record(self._decision(m, "files", keys.message(m.workspace, m.channel, m.ts),
                                                                files=m.files), via)
             metrics.outcome("answered" if recorded else "duplicate")
+
+    async def _unknown(self, m: Incoming) -> None:
+        """Count the error nothing matched in ``m``, if it holds one, where errkb listens."""
+        if not m.author.bot and has_error_line(m.text):
+            mode, _bots = await self.channel(m.workspace, m.channel)
+            if mode != "off":
+                await self.unknowns.seen(m.workspace, m.channel, m.text, m.ts)
 
     def _find(self, text: str) -> list[Match]:
         """The best match for a message, timed and counted by how it was found."""
@@ -159,6 +170,7 @@ class ChatService:
         elif m.thread_ts != m.ts:
             await self.outbox.record(self._decision(m, "root", key), via)
         else:
+            await self.unknowns.seen(m.workspace, m.channel, m.text, m.ts)
             await self.outbox.record(self._decision(m, "nothing", key), via)
 
     def _decision(self, m: Incoming, kind: str, key: str, entry_id: str | None = None,
@@ -460,8 +472,11 @@ class ChatService:
 
     async def home(self, workspace: str, user: str, via: Via) -> None:
         async with self._reader(workspace, user, via) as locale:
+            remembering = await self.unknowns.remembers(workspace)
+            unknown = tuple(UnknownLineView(u.shape, u.error_type, u.count, u.last_seen)
+                            for u in (await self.unknowns.top(workspace) if remembering else []))
             view = blocks.home_view(HomeView(await self.locales.setting(workspace, user), locale,
-                                             await self.core.usage(workspace=workspace)))
+                                             await self.core.usage(workspace=workspace), unknown, remembering))
         await self.outlet.send(Plan([Publish(user, view)]), via)
 
     async def home_locale(self, workspace: str, user: str, setting: str, via: Via) -> None:
@@ -476,7 +491,8 @@ class ChatService:
         word, rest = [*c.text.split(maxsplit=1), "", ""][:2]
         async with self._reader(c.workspace, c.user, via):
             handler = {"search": self._search, "show": self._show, "locale": self._locale, "channel": self._channel,
-                       "stats": self._stats, "help": self._help, "": self._help}.get(word.lower())
+                       "stats": self._stats, "unknown": self._unknown_switch, "help": self._help,
+                       "": self._help}.get(word.lower())
             messages = await (self._paste(c) if handler is None else handler(rest, c))
         await self.outlet.send(Plan([Reply(messages[:MAX_RESPONSES])]), via)
 
@@ -519,6 +535,15 @@ class ChatService:
             "off": _("In this channel I now stay quiet; `/errkb` still works."),
         }[words[0]])]
 
+    async def _unknown_switch(self, arg: str, c: Command) -> list[Message]:
+        if arg.lower().strip() not in ("on", "off"):
+            return [usage("/errkb unknown on|off")]
+        on = arg.lower().strip() == "on"
+        await self.unknowns.switch(c.workspace, on)
+        return [blocks.notice(
+            _("I now keep the masked error line of what I could not answer here (never the message).") if on
+            else _("I no longer keep errors I could not answer here, and I forgot the ones I had."))]
+
     async def _stats(self, _arg: str, c: Command) -> list[Message]:
         return [blocks.usage_message(await self.core.usage(limit=5, workspace=c.workspace))]
 
@@ -532,6 +557,7 @@ class ChatService:
             if diagnosis.best is not None:
                 self.writer.hit(c.workspace, diagnosis.best.entry.id, i18n.current_locale())
                 return [blocks.answer_message(diagnosis.best.entry, diagnosis.best, private=True)]
+        await self.unknowns.seen(c.workspace, c.channel, c.text)
         word = c.text.split(maxsplit=1)[0][:50]
         lead = (_("I don't know the command “{word}”.").format(word=blocks.escape(word)) if len(c.text.split()) == 1
                 else _("I found no known error in what you pasted."))

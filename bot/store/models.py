@@ -26,6 +26,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     false,
+    true,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -169,6 +170,32 @@ class ChannelRow(Base):
     mode: Mapped[str] = mapped_column(String(8))
     # Whether other bots' messages are answered here too (``/errkb channel bots on``).
     bots: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+
+
+class UnknownErrorRow(Base):
+    """An error line errkb could not answer, as its masked shape only (``bot.kb.shape``); never the paste."""
+
+    __tablename__ = "unknown_errors"
+    __table_args__ = (Index("ix_unknown_errors_last_seen", "last_seen"),)
+
+    workspace: Mapped[str] = mapped_column(SLACK_ID, primary_key=True)
+    digest: Mapped[str] = mapped_column(String(32), primary_key=True)
+    shape: Mapped[str] = mapped_column(String(300))
+    error_type: Mapped[str | None] = mapped_column(String(100))
+    channel: Mapped[str] = mapped_column(SLACK_ID, server_default="")  # where it was last seen
+    count: Mapped[int] = mapped_column(Integer, default=0)
+    first_seen: Mapped[float] = mapped_column(Float)
+    last_seen: Mapped[float] = mapped_column(Float)
+
+
+class WorkspaceSettingsRow(Base):
+    """Per-workspace switches; a workspace without a row has the defaults."""
+
+    __tablename__ = "workspace_settings"
+
+    workspace: Mapped[str] = mapped_column(SLACK_ID, primary_key=True)
+    # Whether unknown errors' shapes are remembered (``/errkb unknown on|off``).
+    unknown: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
 
 
 class SlackEvent(Base):

@@ -2,9 +2,10 @@
 
 What errkb stores about a workspace is ids, hashes and counts (never message text). Posted-message
 rows (which of our messages a reaction votes on) and finished decisions (which threads were answered)
-expire after ``posted_days``; hit counts after ``hits_days``; Slack event ids and OAuth states when
-they lapse. Deleting a workspace removes every row keyed by it and its installation; its votes are
-folded into the targets' anonymous counters (``kept_up``/``kept_down``), so the KB's rates stay.
+expire after ``posted_days``; hit counts and unknown errors' masked shapes after ``hits_days``; Slack
+event ids and OAuth states when they lapse. Deleting a workspace removes every row keyed by it and its
+installation; its votes are folded into the targets' anonymous counters (``kept_up``/``kept_down``), so
+the KB's rates stay.
 """
 
 from __future__ import annotations
@@ -26,8 +27,10 @@ from bot.store.models import (
     PostedMessageRow,
     SlackEvent,
     Target,
+    UnknownErrorRow,
     UserPrefsRow,
     Vote,
+    WorkspaceSettingsRow,
 )
 
 
@@ -58,6 +61,8 @@ async def prune(conn: AsyncConnection, retention: Retention, now: float) -> Remo
     if retention.hits_days > 0:
         first_day = dt.datetime.fromtimestamp(now, dt.UTC).date() - dt.timedelta(days=retention.hits_days)
         removed.add("hits", (await conn.execute(delete(Hit).where(Hit.day < first_day))).rowcount)
+        removed.add("unknown_errors", (await conn.execute(delete(UnknownErrorRow).where(
+            UnknownErrorRow.last_seen < now - retention.hits_days * 86400))).rowcount)
     removed.add("slack_events", (await conn.execute(delete(SlackEvent).where(SlackEvent.expires_at < now))).rowcount)
     lapsed = dt.datetime.fromtimestamp(now, dt.UTC).replace(tzinfo=None)
     removed.add("slack_oauth_states", (await conn.execute(
@@ -83,6 +88,8 @@ async def delete_workspace(conn: AsyncConnection, team_id: str) -> Removed:
         ("user_prefs", UserPrefsRow.__table__, UserPrefsRow.workspace),
         ("channels", ChannelRow.__table__, ChannelRow.workspace),
         ("hits", Hit.__table__, Hit.workspace),
+        ("unknown_errors", UnknownErrorRow.__table__, UnknownErrorRow.workspace),
+        ("workspace_settings", WorkspaceSettingsRow.__table__, WorkspaceSettingsRow.workspace),
         ("slack_installations", SLACK_INSTALLATIONS, SLACK_INSTALLATIONS.c.team_id),
         ("slack_bots", SLACK_BOTS, SLACK_BOTS.c.team_id),
     ):

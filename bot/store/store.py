@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.kb.entry import Entry
 from bot.kb.feedback import EntryFeedback, Tally
-from bot.store import decisions, integrity, retention, slack_state, stats, sync, votes
+from bot.store import decisions, integrity, retention, slack_state, stats, sync, team, votes
 from bot.store.engine import WRITE_OPTION, Database, unavailable
 from bot.store.export import crowd_raw
 from bot.store.migrate import HEAD, upgrade_database
@@ -28,6 +28,7 @@ from bot.store.views import (
     PostedRow,
     Stats,
     SyncReport,
+    UnknownError,
     UserPrefs,
     VoteEvent,
     VoteOutcome,
@@ -136,6 +137,23 @@ class Store:
         """An ``AsyncEngine`` for slack_sdk's OAuth stores (``bot.slack.oauth``): each of its transactions
         takes the write lock at once (SQLite's ``BEGIN IMMEDIATE``), as they read, then write."""
         return self._db.engine.execution_options(**{WRITE_OPTION: True})
+
+    # --- unknown errors (their masked shapes only) ------------------------------------------
+
+    async def seen_unknown(self, workspace: str, channel: str, digest: str, shape: str,
+                           error_type: str | None) -> None:
+        """Count one sighting of an unknown error's masked shape in ``workspace``."""
+        await self._db.write(partial(team.seen_unknown, workspace=workspace, digest=digest, shape=shape,
+                                     error_type=error_type, channel=channel, now=self.clock()))
+
+    async def unknown_errors(self, workspace: str | None = None, limit: int = 10) -> list[UnknownError]:
+        return await self._db.read(partial(team.unknown_errors, workspace=workspace, limit=limit))
+
+    async def remembers_unknown(self, workspace: str) -> bool:
+        return await self._db.read(partial(team.remembers_unknown, workspace=workspace))
+
+    async def set_remember_unknown(self, workspace: str, on: bool) -> None:
+        await self._db.write(partial(team.set_remember_unknown, workspace=workspace, on=on))
 
     # --- retention ------------------------------------------------------------------------
 

@@ -157,3 +157,17 @@ class MessageView:
     posted: PostedMessage
     thread: list[PostedMessage]
     feedback: EntryFeedback
+
+
+@dataclass(frozen=True)
+class UnknownError:
+    """An error errkb could not answer, as stored: its masked decisive line and how often it came."""
+
+    workspace: str
+    digest: str
+    shape: str
+    error_type: str | None
+    channel: str
+    count: int
+    first_seen: float
+    last_seen: float
