@@ -45,6 +45,8 @@ RATE_LIMIT_RETRIES = 6
 PACE_PER_SECOND = 1.0  # Slack's per-channel posting rate…
 PACE_BURST = 6  # …with short bursts allowed
 # Slack errors (HTTP 200, ok false) that are worth another try; any other is permanent.
+# Calls not repeated once they may have reached Slack (a timeout, a connection dropped after sending).
+NOT_REPEATED = frozenset({"chat_postMessage", "chat_postEphemeral"})
 TRANSIENT_ERRORS = frozenset({"ratelimited", "internal_error", "fatal_error", "service_unavailable",
                               "request_timeout", "team_added_to_org"})
 
@@ -230,6 +232,9 @@ class Gateway:
                 raise CallFailed(name, error, True) from exc
             except (aiohttp.ClientError, TimeoutError) as exc:
                 metrics.API_CALLS.labels(name, "error").inc()
+                if method in NOT_REPEATED and not isinstance(exc, aiohttp.ClientConnectorError):
+                    # Slack may have posted it before the answer was lost: posting again could show it twice.
+                    raise CallFailed(name, f"no answer ({exc!r}); not sent again", True) from exc
                 server_tries += 1
                 if server_tries > SERVER_RETRIES:
                     raise CallFailed(name, repr(exc), False) from exc
