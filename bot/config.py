@@ -37,6 +37,16 @@ def database_url(value: str) -> str:
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
 
+LOG_FORMATS = ("text", "json")
+
+
+def _log_format(value: str | None) -> str:
+    fmt = (value or "text").strip().lower()
+    if fmt not in LOG_FORMATS:
+        raise ConfigError("LOG_FORMAT", f"{value!r} is not a log format; use text (the default) or json")
+    return fmt
+
+
 def _log_level(value: str | None) -> str:
     level = (value or "INFO").strip().upper()
     if level not in LOG_LEVELS:
@@ -93,6 +103,7 @@ class Settings:
     seeds_dir: Path
     retention: Retention = field(default_factory=Retention)
     log_level: str = "INFO"
+    log_format: str = "text"  # LOG_FORMAT: text, or json (one JSON object per line)
     # OAuth (install in many workspaces): on when both are set; then SLACK_BOT_TOKEN is not used.
     client_id: str | None = None
     client_secret: str | None = None
@@ -122,6 +133,7 @@ class Settings:
             retention=Retention(posted_days=_days("ERRKB_RETAIN_POSTED_DAYS", Retention.posted_days),
                                 hits_days=_days("ERRKB_RETAIN_HITS_DAYS", Retention.hits_days)),
             log_level=_log_level(os.environ.get("LOG_LEVEL")),
+            log_format=_log_format(os.environ.get("LOG_FORMAT")),
             client_id=client_id,
             client_secret=client_secret,
             redirect_uri=os.environ.get("SLACK_REDIRECT_URI") or None,

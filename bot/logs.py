@@ -8,9 +8,12 @@ bodies, hence people's messages) is dropped.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
+import time
 from collections.abc import Iterable
+from typing import Any
 
 # (shape, replacement): Slack bot/user/app tokens, the password of a URL, bearer credentials
 _SECRET_SHAPES = (
@@ -48,10 +51,33 @@ class Redact(logging.Filter):
         return True
 
 
-def configure(level: str, secrets: Iterable[str | None] = ()) -> None:
-    """Root logging to standard error at ``level``, every line through :class:`Redact`."""
+# Fields a record may carry in ``extra`` that a JSON line keeps (``bot.metrics.event`` sets them).
+JSON_FIELDS = ("event_type", "outcome", "latency_ms", "entry_id")
+
+
+class JsonLines(logging.Formatter):
+    """One JSON object per line: ``ts``, ``level``, ``logger``, ``message`` (and ``exception``,
+    and the structured fields of ``JSON_FIELDS`` when a record has them)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line: dict[str, Any] = {"ts": self.formatTime(record, "%Y-%m-%dT%H:%M:%S") + f".{int(record.msecs):03d}Z",
+                                "level": record.levelname, "logger": record.name, "message": record.getMessage()}
+        line |= {name: getattr(record, name) for name in JSON_FIELDS if hasattr(record, name)}
+        if record.exc_text or record.exc_info:
+            line["exception"] = record.exc_text or self.formatException(record.exc_info)
+        return json.dumps(line, ensure_ascii=False, default=str)
+
+
+def configure(level: str, secrets: Iterable[str | None] = (), fmt: str = "text") -> None:
+    """Root logging to standard error at ``level``, every line through :class:`Redact`; ``fmt``
+    ``json`` writes JSON lines (:class:`JsonLines`) instead of text."""
     handler = logging.StreamHandler()
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    if fmt == "json":
+        formatter: logging.Formatter = JsonLines()
+        formatter.converter = time.gmtime
+    else:
+        formatter = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    handler.setFormatter(formatter)
     handler.addFilter(Redact(secrets))
     root = logging.getLogger()
     root.handlers[:] = [handler]

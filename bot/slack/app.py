@@ -252,5 +252,6 @@ async def run(settings: Settings) -> None:
 
 def serve(settings: Settings) -> None:
     """``errkb serve``."""
-    logs.configure(settings.log_level, (settings.bot_token, settings.signing_secret, settings.app_token))
+    logs.configure(settings.log_level, (settings.bot_token, settings.signing_secret, settings.app_token,
+                                        settings.client_secret), settings.log_format)
     asyncio.run(run(settings))
