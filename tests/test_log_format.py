@@ -36,5 +36,5 @@ def test_json_lines_carry_the_event_fields_and_no_secret(capsys, restore_logging
 
 def test_an_unknown_log_format_names_the_variable(monkeypatch):
     monkeypatch.setenv("LOG_FORMAT", "yaml")
-    with pytest.raises(ConfigError, match="^LOG_FORMAT: 'yaml' is not a log format"):
+    with pytest.raises(ConfigError, match=r"^LOG_FORMAT: 'yaml' is not a log format"):
         Settings.from_env()
