@@ -19,12 +19,19 @@ def restore_logging():
     root.handlers[:], root.level = handlers, level
 
 
-def test_json_lines_carry_the_event_fields_and_no_secret(capsys, restore_logging):
+def test_json_lines_carry_the_event_fields_and_no_secret(restore_logging, monkeypatch):
+    import io
+
     logs.configure("INFO", ("s3cret-signing",), "json")
+    out = io.StringIO()
+    logging.getLogger().handlers[0].stream = out
+    for name in ("errkb.events", "errkb.test"):
+        monkeypatch.setattr(logging.getLogger(name), "level", logging.NOTSET)
+        monkeypatch.setattr(logging.getLogger(name), "disabled", False)
     with metrics.event("message") as handled:
         metrics.outcome("answered", "pytorch/nccl-timeout-during-allreduce")
     logging.getLogger("errkb.test").warning("token xoxb-1234-5678-abcdef and s3cret-signing")
-    lines = [json.loads(line) for line in capsys.readouterr().err.splitlines()]
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
     event, warning = lines[-2], lines[-1]
     assert handled.outcome == "answered"
     assert event["logger"] == "errkb.events" and event["level"] == "INFO" and event["ts"].endswith("Z")
