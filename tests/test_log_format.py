@@ -13,21 +13,28 @@ from bot.config import ConfigError, Settings
 
 @pytest.fixture
 def restore_logging():
+    """Root logging as the test found it; errkb's loggers at NOTSET meanwhile (earlier tests set levels)."""
     root = logging.getLogger()
     handlers, level = root.handlers[:], root.level
+    named = {name: logging.getLogger(name) for name in ("errkb", "errkb.events", "errkb.test")}
+    levels = {name: (logger.level, logger.disabled) for name, logger in named.items()}
+    for logger in named.values():
+        logger.disabled = False
+        logger.setLevel(logging.NOTSET)  # setLevel also clears logging's isEnabledFor cache
     yield
-    root.handlers[:], root.level = handlers, level
+    root.handlers[:] = handlers
+    root.setLevel(level)
+    for name, logger in named.items():
+        logger.setLevel(levels[name][0])
+        logger.disabled = levels[name][1]
 
 
-def test_json_lines_carry_the_event_fields_and_no_secret(restore_logging, monkeypatch):
+def test_json_lines_carry_the_event_fields_and_no_secret(restore_logging):
     import io
 
     logs.configure("INFO", ("s3cret-signing",), "json")
     out = io.StringIO()
     logging.getLogger().handlers[0].stream = out
-    for name in ("errkb.events", "errkb.test"):
-        monkeypatch.setattr(logging.getLogger(name), "level", logging.NOTSET)
-        monkeypatch.setattr(logging.getLogger(name), "disabled", False)
     with metrics.event("message") as handled:
         metrics.outcome("answered", "pytorch/nccl-timeout-during-allreduce")
     logging.getLogger("errkb.test").warning("token xoxb-1234-5678-abcdef and s3cret-signing")
