@@ -67,3 +67,18 @@ def shape(text: str) -> Shape | None:
         return None
     found = _TYPE.match(line)
     return Shape(line, found.group(1) if found else None, hashlib.sha256(line.encode()).hexdigest()[:32])
+
+
+_FRAME = re.compile(r'^\s*File "([^"\n]+)", line (\d+)(?:, in (\S+))?', re.MULTILINE)
+_LIBRARY = re.compile(r"(?i)[\\/](?:site-packages|dist-packages|lib[\\/]python\d[\d.]*|node_modules|<frozen |\.venv)"
+                      r"|^<")
+
+
+def own_frame(text: str) -> str | None:
+    """The deepest traceback frame in the reader's own code (not a library's): ``file:line in function``."""
+    own = [m for m in _FRAME.finditer(text) if not _LIBRARY.search(m.group(1))]
+    if not own:
+        return None
+    path, line, function = own[-1].groups()
+    name = re.split(r"[\\/]", path)[-1]
+    return f"{name}:{line}" + (f" in {function}" if function else "")

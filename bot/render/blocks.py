@@ -278,6 +278,17 @@ def _usage_blocks(usage: UsageView) -> list[dict[str, Any]]:
     return blocks
 
 
+def unknown_message(line: str, error_type: str | None, frame: str | None) -> Message:
+    """A private answer for an error errkb does not know: what it could still tell (the line is masked)."""
+    parts = [_("I don't know this error yet. What I can tell:"),
+             "• {} `{}`".format(_("Error line:"), escape(_clip(line, 300).replace("`", "'")))]
+    if error_type:
+        parts.append("• {} `{}`".format(_("Error type:"), escape(error_type)))
+    if frame:
+        parts.append("• {} `{}`".format(_("Deepest frame in your code:"), escape(_clip(frame, 200))))
+    return notice("\n".join(parts))
+
+
 def _unknown_blocks(home: HomeView) -> list[dict[str, Any]]:
     """"Errors errkb doesn't know yet": the masked lines only, most frequent first."""
     blocks: list[dict[str, Any]] = [_section("*{}*".format(_("Errors errkb doesn't know yet")))]

@@ -22,6 +22,7 @@ from bot.i18n import _
 from bot.kb.fallback import error_lines as has_error_line
 from bot.kb.feedback import EntryFeedback
 from bot.kb.matcher import Match
+from bot.kb.shape import own_frame, shape
 from bot.render import blocks, summary
 from bot.service import keys
 from bot.service.caches import Expiring
@@ -557,7 +558,9 @@ class ChatService:
             if diagnosis.best is not None:
                 self.writer.hit(c.workspace, diagnosis.best.entry.id, i18n.current_locale())
                 return [blocks.answer_message(diagnosis.best.entry, diagnosis.best, private=True)]
-        await self.unknowns.seen(c.workspace, c.channel, c.text)
+        found = await self.unknowns.seen(c.workspace, c.channel, c.text)
+        if found is not None:
+            return [blocks.unknown_message(found.line, found.error_type, own_frame(c.text))]
         word = c.text.split(maxsplit=1)[0][:50]
         lead = (_("I don't know the command “{word}”.").format(word=blocks.escape(word)) if len(c.text.split()) == 1
                 else _("I found no known error in what you pasted."))
@@ -575,6 +578,8 @@ class ChatService:
             if diagnosis is not None and diagnosis.best is not None:
                 self.writer.hit(workspace, diagnosis.best.entry.id, i18n.current_locale())
                 messages = [blocks.answer_message(diagnosis.best.entry, diagnosis.best, private=True)]
+            elif (found := shape(text)) is not None:
+                messages = [blocks.unknown_message(found.line, found.error_type, own_frame(text))]
             else:
                 messages = [blocks.notice(_("I found no known error in that message."))]
         await self.outlet.send(Plan([Reply(messages[:MAX_RESPONSES])]), via)

@@ -92,3 +92,14 @@ async def test_unknown_off_forgets_and_stops_keeping_them_and_on_resumes(harness
     assert [(r.shape, r.count) for r in rows] == [(SHAPE, 1)]
     [usage] = await command(harness, "unknown maybe")
     assert "/errkb unknown on|off" in json.dumps(usage.args)
+
+
+async def test_a_pasted_unknown_error_gets_what_errkb_could_tell_privately(harness):
+    paste = ("Traceback (most recent call last):\n  File \"/home/ann/proj/sync.py\", line 8, in push\n    client.send()\n"
+             "  File \"/usr/lib/python3.11/site-packages/acme/client.py\", line 99, in send\n"
+             "AcmeWidgetError: frobnicator 'alpha-1' rejected shard 41 from /srv/x/shard.bin")
+    [answer] = await command(harness, paste, user="U_CN")
+    text = json.dumps(answer.args, ensure_ascii=False)
+    assert "这个错误我还不认识" in text and "AcmeWidgetError: frobnicator &lt;name&gt;" in text
+    assert "`AcmeWidgetError`" in text and "sync.py:8 in push" in text and "client.py" not in text
+    assert answer["response_type"] == "ephemeral"
