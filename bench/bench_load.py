@@ -152,6 +152,26 @@ def start_errkb(api_url: str, database_url: str, tmp: Path, tag: str) -> Server:
     return Server("errkb", proc, port, log)
 
 
+async def metrics_line(server: Server) -> str:
+    """errkb's own counters after a run (GET /metrics): events by outcome, matches by how, Web API results."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    async with aiohttp.ClientSession() as session, session.get(f"http://127.0.0.1:{server.port}/metrics") as r:
+        body = await r.text()
+    sums: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    keys = {"errkb_events_total": "outcome", "errkb_matches_total": "how", "errkb_slack_api_calls_total": "result",
+            "errkb_slack_api_retries_total": "reason"}
+    for family in text_string_to_metric_families(body):
+        for sample in family.samples:
+            if sample.name in keys:
+                sums[sample.name.removeprefix("errkb_").removesuffix("_total")][sample.labels[keys[sample.name]]] += \
+                    sample.value
+            elif sample.name == "errkb_pending_decisions":
+                sums["pending"]["now"] = sample.value
+    return "; ".join(f"{name} " + ", ".join(f"{k} {v:.0f}" for k, v in sorted(values.items()))
+                     for name, values in sums.items())
+
+
 def start_bare(api_url: str, tmp: Path) -> Server:
     port = free_port()
     log = tmp / "bare.log"
@@ -393,6 +413,7 @@ async def main_async(args: argparse.Namespace) -> int:
                                                errkb_answers, rng, f"E{rate}{backend[0]}")
                         results.append(result.row(base))
                         print(results[-1], flush=True)
+                        print(f"  {backend} /metrics: {await metrics_line(server)}", flush=True)
                         if args.votes and rate == args.rates[-1]:
                             for line in await vote_storm(server, fake, args.votes, args.seconds, rng, database_url,
                                                          tmp):
