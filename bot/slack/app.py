@@ -29,6 +29,7 @@ from bot.diagnose import ErrkbService
 from bot.kb.knowledge import KnowledgeBase
 from bot.service import ChatService
 from bot.slack import front, listeners
+from bot.slack.errors import MALFORMED, failure
 from bot.slack.gateway import PACE_PER_SECOND, Gateway
 from bot.slack.listeners import installs
 from bot.slack.oauth import WorkspaceClient, authorize, oauth_settings
@@ -103,7 +104,11 @@ def http_app(bolt: AsyncApp | None, signing_secret: str,
 
     async def events(request: web.Request) -> web.Response:
         assert bolt is not None
-        return await to_aiohttp_response(await bolt.async_dispatch(await to_bolt_request(request)))
+        try:
+            bolt_request = await to_bolt_request(request)  # reads the team, the user… from the payload
+        except MALFORMED as error:
+            return await to_aiohttp_response(failure(error, "unparsable"))
+        return await to_aiohttp_response(await bolt.async_dispatch(bolt_request))
 
     async def live(_request: web.Request) -> web.Response:
         return web.json_response({"ok": True})

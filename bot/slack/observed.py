@@ -9,6 +9,7 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 
 from bot import metrics
+from bot.slack.errors import failure
 
 
 def request_type(body: Any) -> str:
@@ -16,17 +17,30 @@ def request_type(body: Any) -> str:
     if not isinstance(body, dict):
         return "unknown"
     if body.get("type") == "event_callback":
-        return str((body.get("event") or {}).get("type") or "event")
+        event = body.get("event")
+        return str(event.get("type") or "event") if isinstance(event, dict) else "event"
     if "command" in body:
         return "command"
     return str(body.get("type") or "unknown")
 
 
+async def on_error(error: Exception, body: Any) -> BoltResponse:
+    """Bolt's global error handler: one line, 400 for a malformed payload, 500 otherwise."""
+    return failure(error, request_type(body))
+
+
 class ObservedApp(AsyncApp):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.error(on_error)
+
     async def async_dispatch(self, req: AsyncBoltRequest) -> BoltResponse:
         kind = request_type(req.body)
         with metrics.event(kind) as handled:
-            response = await super().async_dispatch(req)
+            try:
+                response = await super().async_dispatch(req)
+            except Exception as error:  # Bolt's own handling failed on the payload's shape
+                response = failure(error, kind)
             if response.status >= 400:
                 handled.outcome = "dropped"  # refused (a bad signature) or failed
             elif handled.outcome == "silent" and kind in ("command", "block_actions", "shortcut", "message_action",

@@ -19,21 +19,24 @@ def register(app: AsyncApp, chat: ChatService, _background: Inflight) -> None:
     @app.event("message")
     async def on_message(event: dict[str, Any], context: AsyncBoltContext) -> None:
         if event.get("subtype") == "message_changed":
-            message, before = event.get("message") or {}, event.get("previous_message") or {}
-            if message.get("text") == before.get("text") and message.get("files") == before.get("files"):
+            message, before = parse.field(event, "message"), parse.field(event, "previous_message")
+            if not isinstance(message, dict):
+                return  # no edited message to read
+            if message.get("text") == parse.field(before, "text") and message.get("files") == parse.field(before,
+                                                                                                         "files"):
                 return  # an unfurl, a reply count: not an edit of the paste
         else:
             message = event
-            if context.bot_user_id and f"<@{context.bot_user_id}>" in (message.get("text") or ""):
+            if context.bot_user_id and f"<@{context.bot_user_id}>" in parse.text(message.get("text")):
                 return  # app_mention answers it
         if message.get("subtype") not in PASTE_SUBTYPES:
             return
-        found = parse.incoming(message, str(event.get("channel") or ""), context)
+        found = parse.incoming(message, event.get("channel"), context)
         if found is not None:
             await chat.message(found, parse.via_of(context))
 
     @app.event("app_mention")
     async def on_mention(event: dict[str, Any], context: AsyncBoltContext) -> None:
-        found = parse.incoming(event, str(event.get("channel") or ""), context)
+        found = parse.incoming(event, event.get("channel"), context)
         if found is not None:
             await chat.mention(found, parse.via_of(context))

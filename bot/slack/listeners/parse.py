@@ -1,7 +1,14 @@
-"""Payload → service input: the only place that knows where Slack puts things."""
+"""Payload → service input: the only place that knows where Slack puts things.
+
+Whatever a (signed) payload holds, what leaves here is the service's types: strings that encode as
+UTF-8 (JSON may escape a lone surrogate, ``"\\ud800"``; it becomes U+FFFD) and ids that fit the
+store. An id no Slack id could be (over ``MAX_ID`` characters) is refused with ``Malformed``: the
+error handler answers 400 with one log line, and nothing is half-stored."""
 
 from __future__ import annotations
 
+import math
+import re
 import time
 from typing import Any
 
@@ -11,9 +18,44 @@ from bot.service import Author, Click, Command, Incoming, Via
 from bot.service.keys import replay
 from bot.slack.files import text_file_ids
 
+MAX_ID = 64  # the store's Slack id columns; real ids (U…, C…, T…) are about 11 characters
+MAX_TS = 32  # "1690000000.000001"
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class Malformed(ValueError):
+    """A field no Slack payload holds (an id longer than any Slack id)."""
+
+
+def text(value: Any) -> str:
+    """Message text as a string that encodes as UTF-8 (lone surrogates → U+FFFD); "" for a non-string."""
+    return _SURROGATE.sub("\ufffd", value) if isinstance(value, str) else ""
+
+
+def slack_id(value: Any, field: str, limit: int = MAX_ID) -> str:
+    """An id or ts as a string ("" when absent or not a scalar); ``Malformed`` when longer than ``limit``."""
+    found = text(value) if isinstance(value, str) else str(value) if isinstance(value, int | float) else ""
+    if len(found) > limit:
+        raise Malformed(f"{field} is {len(found)} characters, more than {limit}")
+    return found
+
+
+def field(payload: Any, key: str) -> Any:
+    """``payload[key]`` when ``payload`` is an object, else None (Slack nests objects; a fuzzer need not)."""
+    return payload.get(key) if isinstance(payload, dict) else None
+
+
+def instant(value: Any) -> float:
+    """A Slack ts as seconds since the epoch; now when it is absent or not a finite number."""
+    try:
+        at = float(value)
+    except (TypeError, ValueError):
+        return time.time()
+    return at if math.isfinite(at) else time.time()
+
 
 def workspace_of(context: AsyncBoltContext) -> str:
-    return context.team_id or context.enterprise_id or "-"
+    return slack_id(context.team_id or context.enterprise_id, "team_id") or "-"
 
 
 def via_of(context: AsyncBoltContext, respond: Any = None) -> Via:
@@ -22,44 +64,40 @@ def via_of(context: AsyncBoltContext, respond: Any = None) -> Via:
 
 
 def author_of(message: dict[str, Any], context: AsyncBoltContext) -> Author:
-    bot_id, user = message.get("bot_id"), message.get("user")
+    bot_id, user = slack_id(message.get("bot_id"), "bot_id"), slack_id(message.get("user"), "user") or None
     own = bool((bot_id and bot_id == context.bot_id) or (user and user == context.bot_user_id))
     return Author(user, own=own, bot=bool(bot_id) or message.get("subtype") == "bot_message")
 
 
-def incoming(message: dict[str, Any], channel: str, context: AsyncBoltContext) -> Incoming | None:
-    ts = message.get("ts")
-    if not ts:
+def incoming(message: dict[str, Any], channel: Any, context: AsyncBoltContext) -> Incoming | None:
+    ts = slack_id(message.get("ts"), "ts", MAX_TS)
+    channel = slack_id(channel, "channel")
+    if not ts or not channel:
         return None
-    return Incoming(workspace_of(context), channel, str(ts), str(message.get("thread_ts") or ts),
-                    author_of(message, context), str(message.get("text") or ""), text_file_ids(message))
+    return Incoming(workspace_of(context), channel, ts, slack_id(message.get("thread_ts"), "thread_ts", MAX_TS) or ts,
+                    author_of(message, context), text(message.get("text")), text_file_ids(message))
 
 
 def click(body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext) -> Click:
-    container = body.get("container") or {}
-    message = body.get("message") or {}
-    ts = container.get("message_ts") or message.get("ts")
-    ephemeral = bool(container.get("is_ephemeral"))
-    user = str((body.get("user") or {}).get("id") or "")
-    action_ts = str(action.get("action_ts") or "")
-    try:
-        at = float(action_ts)
-    except ValueError:
-        at = time.time()
+    container, message = field(body, "container"), field(body, "message")
+    ts = slack_id(field(container, "message_ts") or field(message, "ts"), "message_ts", MAX_TS) or None
+    ephemeral = bool(field(container, "is_ephemeral"))
+    user = slack_id(field(field(body, "user"), "id"), "user")
+    action_ts = slack_id(field(action, "action_ts"), "action_ts", MAX_TS)
     return Click(
         workspace=workspace_of(context),
         user=user,
-        value=str(action.get("value") or (action.get("selected_option") or {}).get("value") or ""),
-        channel=container.get("channel_id") or (body.get("channel") or {}).get("id") or "",
+        value=text(field(action, "value") or field(field(action, "selected_option"), "value")),
+        channel=slack_id(field(container, "channel_id") or field(field(body, "channel"), "id"), "channel"),
         ts=None if ephemeral else ts,
-        thread_ts=message.get("thread_ts") or container.get("thread_ts") or ts,
-        at=at,
-        replay_key=replay(workspace_of(context), user, str(action.get("action_id")), action_ts,
-                          str(body.get("trigger_id") or "")),
+        thread_ts=slack_id(field(message, "thread_ts") or field(container, "thread_ts"), "thread_ts", MAX_TS) or ts,
+        at=instant(action_ts),
+        replay_key=replay(workspace_of(context), user, text(field(action, "action_id")), action_ts,
+                          text(field(body, "trigger_id"))),
     )
 
 
 def command(payload: dict[str, Any], context: AsyncBoltContext) -> Command:
-    return Command(workspace_of(context), str(payload.get("user_id") or ""), str(payload.get("channel_id") or ""),
-                   str(payload.get("text") or "").strip(),
-                   replay(workspace_of(context), "command", str(payload.get("trigger_id") or "")))
+    return Command(workspace_of(context), slack_id(payload.get("user_id"), "user_id"),
+                   slack_id(payload.get("channel_id"), "channel_id"), text(payload.get("text")).strip(),
+                   replay(workspace_of(context), "command", text(payload.get("trigger_id"))))

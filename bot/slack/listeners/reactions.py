@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
@@ -16,17 +15,18 @@ from bot.slack.vocabulary import vote_token
 
 def register(app: AsyncApp, chat: ChatService, _background: Inflight) -> None:
     async def vote(event: dict[str, Any], context: AsyncBoltContext, present: bool) -> None:
-        item, user = event.get("item") or {}, event.get("user")
-        if not user or user == context.bot_user_id or item.get("type") != "message":
+        item, user = parse.field(event, "item"), parse.slack_id(event.get("user"), "user")
+        if not user or user == context.bot_user_id or parse.field(item, "type") != "message":
             return  # the bot's own reactions, and reactions on files, never count
         if event.get("item_user") and context.bot_user_id and event["item_user"] != context.bot_user_id:
             return  # someone else's message
-        channel, ts = item.get("channel"), item.get("ts")
-        token = vote_token(str(event.get("reaction") or ""), str(channel), str(ts))
+        channel = parse.slack_id(item.get("channel"), "channel")
+        ts = parse.slack_id(item.get("ts"), "ts", parse.MAX_TS)
+        token = vote_token(parse.text(event.get("reaction")), channel, ts)
         if token is None or not channel or not ts:
             return
-        at = float(event.get("event_ts") or time.time())
-        await chat.reaction(parse.workspace_of(context), str(user), str(channel), str(ts), token, present, at,
+        at = parse.instant(event.get("event_ts"))
+        await chat.reaction(parse.workspace_of(context), user, channel, ts, token, present, at,
                             parse.via_of(context))
 
     @app.event("reaction_added")

@@ -23,10 +23,11 @@ def register(app: AsyncApp, chat: ChatService, background: Inflight) -> None:
     async def on_diagnose(ack: Callable[..., Awaitable[Any]], shortcut: dict[str, Any], context: AsyncBoltContext,
                           respond: AsyncRespond) -> None:
         await ack()
-        workspace, user = parse.workspace_of(context), str((shortcut.get("user") or {}).get("id") or "")
-        message = shortcut.get("message") or {}
-        text, files, via = str(message.get("text") or ""), list(text_file_ids(message)), parse.via_of(context, respond)
-        key = replay(workspace, "shortcut", str(shortcut.get("trigger_id") or ""))
+        workspace, user = parse.workspace_of(context), parse.slack_id(parse.field(shortcut.get("user"), "id"), "user")
+        message = parse.field(shortcut, "message") or {}
+        text, via = parse.text(message.get("text")), parse.via_of(context, respond)
+        files = list(text_file_ids(message))
+        key = replay(workspace, "shortcut", parse.text(shortcut.get("trigger_id")))
 
         async def work() -> None:
             if await chat.once(key):
