@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 
-from sqlalchemy import bindparam, delete, select
+from sqlalchemy import bindparam, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -122,12 +122,11 @@ async def set_prefs(conn: AsyncConnection, workspace: str, user: str, **values: 
 
 
 async def claim_event(conn: AsyncConnection, event_id: str, ttl_seconds: int, now: float) -> bool:
-    await conn.execute(delete(SlackEvent).where(SlackEvent.expires_at <= now))
-    stmt = (
-        insert(conn, SlackEvent).values(event_id=event_id, expires_at=now + ttl_seconds)
-        .on_conflict_do_nothing(index_elements=["event_id"])
-        .returning(SlackEvent.event_id)
-    )
+    """True when ``event_id`` is new, or its earlier claim has lapsed (then it is taken over). Lapsed
+    rows are deleted by the background prune (``retention.prune``), not on every claim."""
+    stmt = insert(conn, SlackEvent).values(event_id=event_id, expires_at=now + ttl_seconds)
+    stmt = stmt.on_conflict_do_update(index_elements=["event_id"], set_={"expires_at": stmt.excluded.expires_at},
+                                      where=SlackEvent.expires_at <= now).returning(SlackEvent.event_id)
     return (await conn.execute(stmt)).first() is not None
 
 
