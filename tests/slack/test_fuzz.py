@@ -131,13 +131,13 @@ async def test_after_the_fuzz_a_normal_paste_is_answered(harness: Harness) -> No
         status, took = await timed(harness.send.event(payload))
         assert acceptable(status) and took < ACK_LIMIT, (status, took, payload)
     answered = await paste_and_wait(harness)
-    assert NCCL_ID in json.dumps(answered.diagnosis.args)
+    assert NCCL_ID in json.dumps(answered.answer.args)
 
 
 async def test_a_paste_with_lone_surrogates_is_answered(harness: Harness) -> None:
     """JSON allows a lone ``\\ud800`` escape; the paste around it is answered, not skipped."""
     answered = await paste_and_wait(harness, text=NCCL_PASTE.replace("\n", "\ud800\n", 3))
-    assert NCCL_ID in json.dumps(answered.diagnosis.args)
+    assert NCCL_ID in json.dumps(answered.answer.args)
 
 
 # --- the same edges on the store the operator runs: SQLite and PostgreSQL ----------------------
@@ -183,6 +183,6 @@ async def test_over_long_ids_on_every_store(any_store_harness: Harness) -> None:
     assert await h.store.check() == []
     # An event id is only Slack's: however long, the paste it carries is answered.
     answered = await paste_and_wait(h, event_id="Ev" + "E" * 200)
-    assert NCCL_ID in json.dumps(answered.diagnosis.args)
+    assert NCCL_ID in json.dumps(answered.answer.args)
     answered = await paste_and_wait(h, text=NCCL_PASTE + "\ud800")
-    assert NCCL_ID in json.dumps(answered.diagnosis.args)
+    assert NCCL_ID in json.dumps(answered.answer.args)
