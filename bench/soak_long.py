@@ -1,0 +1,331 @@
+"""Long soak: ``errkb serve`` (the real command, a child process) at a steady event rate for minutes.
+
+Does the bot's state stay bounded? This process plays Slack: it hosts the fake Web API
+(``tests/slack/fake_slack.py``) the bot answers through, and posts signed events to the bot at
+``--rate`` events a second for ``--minutes``: fixture pastes (each in its own thread, from users in
+four Slack languages, across many channels so Slack's per-channel pace is not what is measured),
+chat lines that must get no answer, 👍/👎 reactions and *Worked* / *Didn't work* clicks on the bot's
+answers, and Slack's retries of earlier events (same ``event_id``). Every ``--every`` seconds it
+prints one line: the bot's RSS, the SQLite file's size (with its WAL) and rows of handled-event
+ids and decisions, requests that failed (non-2xx, an error line in the bot's log) or took over
+Slack's 3 s, and reply latency (event sent → first answer in its thread) in that window.
+
+The baseline is the same run's first sample after warm-up (``--warmup``, default 60 s): the
+summary prints the RSS and the database's growth rate in the last half against the first half
+(a flat curve is a ratio near 1 for RSS and well under 1 for growth).
+
+    .venv/bin/python bench/soak_long.py [--minutes 10] [--rate 30] [--every 30] [--seed 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import hmac
+import json
+import os
+import signal
+import socket
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from random import Random
+from typing import Any
+from urllib.parse import urlencode
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+import aiohttp  # noqa: E402
+
+from bot.render.blocks import ACTION_VOTE_DOWN, ACTION_VOTE_UP  # noqa: E402
+from tests import slack_payloads as p  # noqa: E402
+from tests.slack.fake_slack import TOKEN, FakeSlack  # noqa: E402
+
+SECRET = "soak-long-signing-secret"
+ACK_LIMIT = 3.0
+CHANNELS = [f"C0SOAK{k:03d}" for k in range(60)]
+LOCALES = ("en-US", "zh-CN", "zh-TW", "ja-JP")
+USERS = {f"US{k:03d}": LOCALES[k % len(LOCALES)] for k in range(200)}
+REACTIONS = ("+1", "-1", "+1::skin-tone-3", "thumbsdown", "eyes")
+
+
+def sign(body: bytes) -> dict[str, str]:
+    ts = str(int(time.time()))
+    digest = hmac.new(SECRET.encode(), f"v0:{ts}:".encode() + body, hashlib.sha256).hexdigest()
+    return {"X-Slack-Request-Timestamp": ts, "X-Slack-Signature": f"v0={digest}", "Content-Type": "application/json"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def db_figures(path: Path) -> tuple[float, int, int]:
+    """(MiB on disk with the WAL, handled-event rows, decision rows)."""
+    size = sum(f.stat().st_size for f in (path, Path(f"{path}-wal")) if f.exists())
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5) as conn:
+        events = conn.execute("SELECT count(*) FROM slack_events").fetchone()[0]
+        decisions = conn.execute("SELECT count(*) FROM decisions").fetchone()[0]
+    return size / 2**20, events, decisions
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+@dataclass
+class Sample:
+    at: float
+    sent: int
+    rss: float
+    db: float
+    events: int
+    decisions: int
+    errors: int
+    slow: int
+    reply_p50: float
+    reply_p95: float
+
+
+@dataclass
+class Load:
+    """The event stream and what came of it."""
+
+    url: str
+    rng: Random
+    pastes: list[str]
+    chat: list[str]
+    session: aiohttp.ClientSession
+    sent: int = 0
+    errors: int = 0
+    slow: int = 0
+    acks: list[float] = field(default_factory=list)
+    waiting: dict[str, float] = field(default_factory=dict)  # thread ts → when its paste was sent
+    replies: list[float] = field(default_factory=list)  # this window's reply latencies
+    all_replies: list[float] = field(default_factory=list)
+    history: list[dict[str, Any]] = field(default_factory=list)  # recent payloads, for retries
+    buttons: list[tuple[str, str, str, str]] = field(default_factory=list)  # channel, ts, action id, value
+
+    def next_payload(self, answers: list[tuple[str, str]]) -> tuple[dict[str, Any], int | None]:
+        roll = self.rng.random()
+        user = self.rng.choice(list(USERS))
+        channel = self.rng.choice(CHANNELS)
+        if roll < 0.05 and self.history:
+            return self.rng.choice(self.history), 1
+        if roll < 0.40:
+            payload = p.message(self.rng.choice(self.pastes), user=user, channel=channel)
+            self.waiting[payload["event"]["ts"]] = time.monotonic()
+        elif roll < 0.75:
+            payload = p.message(self.rng.choice(self.chat), user=user, channel=channel)
+        elif roll < 0.82 and self.buttons:
+            where, ts, action_id, value = self.rng.choice(self.buttons)
+            return {"form": p.block_action(action_id, value, "http://127.0.0.1:9/unused", user=user, channel=where,
+                                           message_ts=ts)}, None
+        elif answers:
+            where, ts = self.rng.choice(answers)
+            payload = p.reaction(self.rng.choice(REACTIONS), ts, user=user, channel=where,
+                                 added=self.rng.random() < 0.8)
+        else:
+            payload = p.message(self.rng.choice(self.chat), user=user, channel=channel)
+        self.history = [*self.history[-200:], payload]
+        return payload, None
+
+    async def send(self, payload: dict[str, Any], retry: int | None) -> None:
+        form = payload.get("form")
+        body = urlencode(form).encode() if form else json.dumps(payload).encode()
+        headers = sign(body) | ({"Content-Type": "application/x-www-form-urlencoded"} if form else {})
+        if retry is not None:
+            headers |= {"X-Slack-Retry-Num": str(retry), "X-Slack-Retry-Reason": "http_timeout"}
+        started = time.monotonic()
+        try:
+            async with self.session.post(f"{self.url}/slack/events", data=body, headers=headers) as r:
+                await r.read()
+                ok = 200 <= r.status < 300
+        except (aiohttp.ClientError, TimeoutError):
+            ok = False
+        took = time.monotonic() - started
+        self.acks.append(took)
+        self.errors += not ok
+        self.slow += took > ACK_LIMIT
+
+
+def vote_buttons(blocks: Any, channel: str, ts: str) -> list[tuple[str, str, str, str]]:
+    """The *Worked* / *Didn't work* buttons of a posted message."""
+    if isinstance(blocks, str):
+        blocks = json.loads(blocks)
+    found = []
+    for block in blocks or []:
+        for element in block.get("elements") or []:
+            if isinstance(element, dict) and element.get("action_id") in (ACTION_VOTE_UP, ACTION_VOTE_DOWN):
+                found.append((channel, ts, element["action_id"], str(element.get("value") or "")))
+    return found
+
+
+def read_fixtures(rng: Random) -> tuple[list[str], list[str]]:
+    pastes = [f.read_text(encoding="utf-8") for f in sorted((REPO / "tests/fixtures/pastes").glob("*/*/*.txt"))]
+    chat = [line for f in sorted((REPO / "tests/fixtures/chat").glob("*.json"))
+            for line in json.loads(f.read_text(encoding="utf-8"))]
+    rng.shuffle(pastes)
+    return pastes, chat
+
+
+async def start_bot(fake: FakeSlack, db: Path, log: Path) -> tuple[asyncio.subprocess.Process, str]:
+    port = free_port()
+    errkb = Path(sys.executable).parent / "errkb"
+    env = os.environ | {"SLACK_BOT_TOKEN": TOKEN, "SLACK_SIGNING_SECRET": SECRET, "SLACK_API_URL": fake.api_url,
+                        "DATABASE_URL": f"sqlite+aiosqlite:///{db}", "PORT": str(port)}
+    env.pop("SLACK_APP_TOKEN", None)
+    proc = await asyncio.create_subprocess_exec(str(errkb), "serve", env=env, stdout=log.open("wb"),
+                                                stderr=asyncio.subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    async with aiohttp.ClientSession() as session:
+        for _ in range(1200):
+            if proc.returncode is not None:
+                raise SystemExit(f"errkb serve exited with {proc.returncode}; see {log}")
+            try:
+                async with session.get(f"{url}/healthz") as r:
+                    if r.status == 200:
+                        return proc, url
+            except aiohttp.ClientError:
+                pass
+            await asyncio.sleep(0.1)
+    proc.kill()
+    raise SystemExit(f"errkb serve did not answer /healthz in 120 s; see {log}")
+
+
+def error_lines(log: Path) -> int:
+    return sum(" ERROR " in line or "Traceback" in line for line in log.read_text(errors="replace").splitlines())
+
+
+async def soak(args: argparse.Namespace, tmp: Path) -> int:
+    rng = Random(args.seed)
+    pastes, chat = read_fixtures(rng)
+    fake = await FakeSlack().start()
+    fake.locales.update(USERS)
+    db, log = tmp / "errkb.db", tmp / "serve.log"
+    proc, url = await start_bot(fake, db, log)
+    print(f"errkb serve pid {proc.pid} on {url}; {args.rate} events/s for {args.minutes} min; log {log}", flush=True)
+    print(f"{'t(s)':>6} {'sent':>7} {'RSS MiB':>8} {'DB MiB':>7} {'ev ids':>7} {'decis.':>7} {'errors':>6} "
+          f"{'>3s':>4} {'reply p50':>9} {'p95':>7}", flush=True)
+    samples: list[Sample] = []
+    inflight: set[asyncio.Task[None]] = set()
+    gate = asyncio.Semaphore(256)
+    seen = 0
+    answers: list[tuple[str, str]] = []
+    try:
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as session:
+            load = Load(url, rng, pastes, chat, session)
+            started = time.monotonic()
+            end = started + args.minutes * 60
+            next_sample = started + args.every
+            i = 0
+            while (now := time.monotonic()) < end:
+                due = started + i / args.rate
+                if due > now:
+                    await asyncio.sleep(due - now)
+                payload, retry = load.next_payload(answers)
+                i += 1
+                load.sent += 1
+
+                async def one(payload: dict[str, Any] = payload, retry: int | None = retry) -> None:
+                    async with gate:
+                        await load.send(payload, retry)
+
+                task = asyncio.create_task(one())
+                inflight.add(task)
+                task.add_done_callback(inflight.discard)
+                if time.monotonic() >= next_sample:
+                    next_sample += args.every
+                    calls = fake.calls_to("chat.postMessage")
+                    for call in calls[seen:]:
+                        thread = str(call.get("thread_ts") or "")
+                        sent_at = load.waiting.pop(thread, None)
+                        if sent_at is not None:
+                            load.replies.append(call.at - sent_at)
+                        if call.result.get("ts"):
+                            answers.append((str(call.get("channel")), call.ts))
+                            load.buttons += vote_buttons(call.get("blocks"), str(call.get("channel")), call.ts)
+                    seen = len(calls)
+                    answers, load.buttons = answers[-2000:], load.buttons[-2000:]
+                    size, events, decisions = db_figures(db)
+                    sample = Sample(time.monotonic() - started, load.sent, rss_mib(proc.pid), size, events, decisions,
+                                    load.errors + error_lines(log), load.slow, pct(load.replies, 0.5),
+                                    pct(load.replies, 0.95))
+                    load.all_replies += load.replies
+                    load.replies = []
+                    samples.append(sample)
+                    print(f"{sample.at:6.0f} {sample.sent:7d} {sample.rss:8.1f} {sample.db:7.2f} {sample.events:7d} "
+                          f"{sample.decisions:7d} {sample.errors:6d} {sample.slow:4d} "
+                          f"{sample.reply_p50 * 1000:7.0f}ms {sample.reply_p95 * 1000:5.0f}ms", flush=True)
+            await asyncio.gather(*inflight)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            await asyncio.wait_for(proc.wait(), 40)
+        except TimeoutError:
+            proc.kill()
+        await fake.stop()
+    return summary(args, samples, load)
+
+
+def summary(args: argparse.Namespace, samples: list[Sample], load: Load) -> int:
+    warm = [s for s in samples if s.at >= args.warmup] or samples
+    if len(warm) < 2:
+        print("too short to compare halves; run longer (--minutes)")
+        return 0
+    half = len(warm) // 2
+    first, last = warm[:half + 1], warm[half:]
+
+    def growth(part: list[Sample]) -> float:  # MiB per minute
+        return (part[-1].db - part[0].db) / max(1e-9, (part[-1].at - part[0].at) / 60)
+
+    def rss_slope(part: list[Sample]) -> float:
+        return (part[-1].rss - part[0].rss) / max(1e-9, (part[-1].at - part[0].at) / 60)
+
+    unanswered = len(load.waiting)
+    print(f"\n{load.sent} events in {samples[-1].at:.0f} s ({load.sent / samples[-1].at:.1f}/s); "
+          f"ack median {statistics.median(load.acks) * 1000:.1f} ms, p99 {pct(load.acks, 0.99) * 1000:.0f} ms; "
+          f"errors {samples[-1].errors}, acks over 3 s {samples[-1].slow}")
+    print(f"reply latency (paste → first answer): median {pct(load.all_replies, 0.5) * 1000:.0f} ms, "
+          f"p95 {pct(load.all_replies, 0.95) * 1000:.0f} ms over {len(load.all_replies)} answers "
+          f"({unanswered} pastes still waiting at the end, most sent in the last seconds or matching nothing)")
+    print(f"RSS: {warm[0].rss:.0f} MiB at {warm[0].at:.0f} s (baseline) → {samples[-1].rss:.0f} MiB at the end "
+          f"(ratio {samples[-1].rss / warm[0].rss:.2f}); slope {rss_slope(first):+.2f} MiB/min first half, "
+          f"{rss_slope(last):+.2f} MiB/min last half")
+    print(f"database: {warm[0].db:.1f} → {samples[-1].db:.1f} MiB; growth {growth(first):.2f} MiB/min first half, "
+          f"{growth(last):.2f} MiB/min last half (ratio {growth(last) / growth(first) if growth(first) else 0:.2f}); "
+          f"handled-event ids {samples[-1].events}, decisions {samples[-1].decisions}")
+    return 1 if samples[-1].errors or samples[-1].slow else 0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--minutes", type=float, default=10.0, help="how long to soak (default 10)")
+    parser.add_argument("--rate", type=float, default=30.0, help="events a second (default 30)")
+    parser.add_argument("--every", type=float, default=30.0, help="seconds between samples (default 30)")
+    parser.add_argument("--warmup", type=float, default=60.0, help="seconds before the baseline sample (default 60)")
+    parser.add_argument("--seed", type=int, default=1, help="workload seed (default 1)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="errkb-soak-long-") as tmp:
+        sys.exit(asyncio.run(soak(args, Path(tmp))))
+
+
+if __name__ == "__main__":
+    main()
