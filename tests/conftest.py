@@ -29,6 +29,24 @@ def kb() -> KnowledgeBase:
     return KnowledgeBase.load(SEEDS)
 
 
+@pytest.fixture(scope="session")
+def seeded_db(tmp_path_factory: pytest.TempPathFactory, kb: KnowledgeBase) -> Path:
+    """A store file seeded once per run; each test starts from a copy (seeding takes a second or two)."""
+    import asyncio
+
+    from bot.store import Store
+
+    path = tmp_path_factory.mktemp("store") / "seeded.db"
+
+    async def seed() -> None:
+        store = await Store.open(f"sqlite+aiosqlite:///{path}")
+        await store.sync_entries(kb.entries)
+        await store.close()
+
+    asyncio.run(seed())
+    return path
+
+
 @pytest.fixture
 def bare_kb(nccl_raw) -> KnowledgeBase:
     """Only the user's entry, without its translations file: its dead ends have no Chinese."""

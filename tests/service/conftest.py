@@ -75,24 +75,9 @@ async def chat(tmp_path: Path, kb: KnowledgeBase, seeded_copy: Path) -> AsyncIte
     await store.close()
 
 
-@pytest.fixture(scope="session")
-def seeded_store(tmp_path_factory: pytest.TempPathFactory, kb: KnowledgeBase) -> Path:
-    import asyncio
-
-    path = tmp_path_factory.mktemp("service") / "seeded.db"
-
-    async def seed() -> None:
-        store = await Store.open(f"sqlite+aiosqlite:///{path}")
-        await store.sync_entries(kb.entries)
-        await store.close()
-
-    asyncio.run(seed())
-    return path
-
-
 @pytest.fixture
-def seeded_copy(seeded_store: Path, tmp_path: Path) -> Path:
-    shutil.copy(seeded_store, tmp_path / "errkb.db")
+def seeded_copy(seeded_db: Path, tmp_path: Path) -> Path:
+    shutil.copy(seeded_db, tmp_path / "errkb.db")
     return tmp_path / "errkb.db"
 
 

@@ -23,7 +23,6 @@ import pytest
 from bot.config import Settings
 from bot.kb.knowledge import KnowledgeBase
 from bot.slack.app import Running, start
-from bot.store import Store
 from tests.slack.fake_slack import TOKEN, FakeSlack
 
 REPO = Path(__file__).resolve().parents[2]
@@ -108,22 +107,6 @@ def settings_for(fake: FakeSlack, tmp_path: Path, **overrides: Any) -> Settings:
         "database_url": f"sqlite+aiosqlite:///{tmp_path / 'errkb.db'}", "port": 0, "seeds_dir": REPO / "seeds",
     }
     return Settings(**(values | overrides))
-
-
-@pytest.fixture(scope="session")
-def seeded_db(tmp_path_factory: pytest.TempPathFactory, kb: KnowledgeBase) -> Path:
-    """A store file seeded once per run; each test starts from a copy (seeding takes a second or two)."""
-    import asyncio
-
-    path = tmp_path_factory.mktemp("store") / "seeded.db"
-
-    async def seed() -> None:
-        store = await Store.open(f"sqlite+aiosqlite:///{path}")
-        await store.sync_entries(kb.entries)
-        await store.close()
-
-    asyncio.run(seed())
-    return path
 
 
 @pytest.fixture
