@@ -198,6 +198,48 @@ class WorkspaceSettingsRow(Base):
     unknown: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
 
 
+class TeamEntryRow(Base):
+    """An entry a team wrote in Slack (``bot.kb.team_entry``): the author's texts, never a paste.
+
+    ``body`` is JSON of the texts; ``example`` the masked error line it was written for. Its seed form
+    is also kept in ``entries`` (with vote targets) under ``entry_id``, so its workarounds take votes.
+    """
+
+    __tablename__ = "team_entries"
+    __table_args__ = (Index("ix_team_entries_workspace_updated_at", "workspace", "updated_at"),
+                      CheckConstraint("status IN ('live', 'verified', 'retired')", name="status"))
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    workspace: Mapped[str] = mapped_column(SLACK_ID)
+    entry_id: Mapped[str] = mapped_column(ENTRY_ID, unique=True)
+    author: Mapped[str] = mapped_column(SLACK_ID)
+    locale: Mapped[str] = mapped_column(String(8))
+    body: Mapped[str] = mapped_column(Text)
+    regex: Mapped[str] = mapped_column(Text)
+    example: Mapped[str] = mapped_column(String(300))
+    status: Mapped[str] = mapped_column(String(16), server_default="live")
+    reviewer: Mapped[str | None] = mapped_column(SLACK_ID)
+    created_at: Mapped[float] = mapped_column(Float)
+    updated_at: Mapped[float] = mapped_column(Float)
+
+
+class TeamFixRow(Base):
+    """A workaround a teammate suggested for an entry (KB or team-written), in their language."""
+
+    __tablename__ = "team_fixes"
+    __table_args__ = (Index("ix_team_fixes_entry_id", "entry_id"), Index("ix_team_fixes_workspace", "workspace"))
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    workspace: Mapped[str] = mapped_column(SLACK_ID)
+    entry_id: Mapped[str] = mapped_column(ENTRY_ID)
+    author: Mapped[str] = mapped_column(SLACK_ID)
+    locale: Mapped[str] = mapped_column(String(8))
+    text: Mapped[str] = mapped_column(Text)
+    text_other: Mapped[str | None] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(16), server_default="live")
+    created_at: Mapped[float] = mapped_column(Float)
+
+
 class SlackEvent(Base):
     """A Slack event id already handled, kept until ``expires_at`` to drop Slack's retries."""
 

@@ -1,11 +1,12 @@
 """Keeping data bounded and owned: expiring old rows, and removing one workspace's data.
 
-What errkb stores about a workspace is ids, hashes and counts (never message text). Posted-message
-rows (which of our messages a reaction votes on) and finished decisions (which threads were answered)
-expire after ``posted_days``; hit counts and unknown errors' masked shapes after ``hits_days``; Slack
-event ids and OAuth states when they lapse. Deleting a workspace removes every row keyed by it and its
-installation; its votes are folded into the targets' anonymous counters (``kept_up``/``kept_down``), so
-the KB's rates stay.
+What errkb stores about a workspace is ids, hashes and counts (never message text), plus the entries
+and fixes its members wrote. Posted-message rows (which of our messages a reaction votes on) and
+finished decisions (which threads were answered) expire after ``posted_days``; hit counts and unknown
+errors' masked shapes after ``hits_days``; Slack event ids and OAuth states when they lapse. Deleting a
+workspace removes every row keyed by it (its team-written entries and suggested fixes too) and its
+installation; its votes on KB entries are folded into the targets' anonymous counters
+(``kept_up``/``kept_down``), so the KB's rates stay.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from sqlalchemy import Integer, case, delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.config import Retention
+from bot.store import team_entries
 from bot.store.models import (
     SLACK_BOTS,
     SLACK_INSTALLATIONS,
@@ -94,4 +96,6 @@ async def delete_workspace(conn: AsyncConnection, team_id: str) -> Removed:
         ("slack_bots", SLACK_BOTS, SLACK_BOTS.c.team_id),
     ):
         removed.add(name, (await conn.execute(delete(table).where(column == team_id))).rowcount)
+    for name, count in (await team_entries.delete_workspace(conn, team_id)).items():
+        removed.add(name, count)
     return removed

@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.kb.entry import Entry
 from bot.kb.feedback import EntryFeedback, Tally
-from bot.store import decisions, integrity, retention, slack_state, stats, sync, team, votes
+from bot.store import decisions, integrity, retention, slack_state, stats, sync, team, team_entries, votes
 from bot.store.engine import WRITE_OPTION, Database, unavailable
 from bot.store.export import crowd_raw
 from bot.store.migrate import HEAD, upgrade_database
@@ -28,6 +28,8 @@ from bot.store.views import (
     PostedRow,
     Stats,
     SyncReport,
+    TeamEntry,
+    TeamVersion,
     UnknownError,
     UserPrefs,
     VoteEvent,
@@ -154,6 +156,37 @@ class Store:
 
     async def set_remember_unknown(self, workspace: str, on: bool) -> None:
         await self._db.write(partial(team.set_remember_unknown, workspace=workspace, on=on))
+
+    # --- team-written entries (``bot.store.team_entries``) ---------------------------------
+
+    async def add_team_entry(self, workspace: str, author: str, locale: str, body: dict[str, Any], regex: str,
+                             example: str) -> TeamEntry:
+        """Store a new live team entry written by ``author`` in ``locale``; its id is ``team-<workspace>/<n>``."""
+        return await self._db.write(partial(team_entries.add, workspace=workspace, author=author, locale=locale,
+                                            body=body, regex=regex, example=example, now=self.clock()))
+
+    async def edit_team_entry(self, entry_id: str, body: dict[str, Any], regex: str, example: str | None = None,
+                              editor: str | None = None) -> TeamEntry | None:
+        """Replace a team entry's texts and regex (votes on kept workarounds stay); None when there is none."""
+        return await self._db.write(partial(team_entries.edit, entry_id=entry_id, body=body, regex=regex,
+                                            example=example, now=self.clock(), editor=editor))
+
+    async def set_team_status(self, entry_id: str, status: str, reviewer: str | None) -> TeamEntry | None:
+        """``live``, ``verified`` or ``retired`` (stops answering); None when there is no such team entry."""
+        return await self._db.write(partial(team_entries.set_status, entry_id=entry_id, status=status,
+                                            reviewer=reviewer, now=self.clock()))
+
+    async def team_entry(self, entry_id: str) -> TeamEntry | None:
+        return await self._db.read(partial(team_entries.get, entry_id=entry_id))
+
+    async def team_entries(self, workspace: str | None,
+                           statuses: tuple[str, ...] = team_entries.ANSWERING) -> list[TeamEntry]:
+        """``workspace``'s team entries (None: every workspace's) with one of ``statuses``, oldest first."""
+        return await self._db.read(partial(team_entries.listed, workspace=workspace, statuses=statuses))
+
+    async def team_version(self, workspace: str) -> TeamVersion:
+        """Changes whenever one of ``workspace``'s team entries is added, edited or changes status."""
+        return await self._db.read(partial(team_entries.version, workspace=workspace))
 
     # --- retention ------------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.kb.entry import Entry, Problem, validate_entry
 from bot.kb.seeds import SeedError, Seeds
+from bot.kb.team_entry import is_team_id
 from bot.store import identity
 from bot.store.models import DIAGNOSIS, WORKAROUND, EntryRow, Target
 from bot.store.views import SyncReport
@@ -43,7 +44,8 @@ _PG_SEED_LOCK = 0x6572726B63
 
 
 async def sync(conn: AsyncConnection, entries: Mapping[str, Entry], now: float) -> SyncReport:
-    """Store ``entries`` (the whole KB); entries missing from it are retired, not deleted."""
+    """Store ``entries`` (the whole KB); entries missing from it are retired, not deleted (team-written
+    entries, which the seeds do not hold, excepted)."""
     if conn.dialect.name == "postgresql":
         await conn.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": _PG_SEED_LOCK})
     report = SyncReport()
@@ -74,10 +76,25 @@ async def sync(conn: AsyncConnection, entries: Mapping[str, Entry], now: float) 
         await conn.execute(EntryRow.__table__.insert(), new_entries)
         await conn.execute(Target.__table__.insert(), new_targets)
     for entry_id, row in sorted(stored.items()):
-        if entry_id not in entries and row.retired_at is None:
+        if entry_id not in entries and not is_team_id(entry_id) and row.retired_at is None:
             await conn.execute(update(EntryRow).where(EntryRow.id == entry_id).values(retired_at=now))
             report.retired.append(entry_id)
     return report
+
+
+async def put_entry(conn: AsyncConnection, entry: Entry, now: float, retired: bool = False) -> None:
+    """Store one entry (added, or updated keeping its workarounds' votes), leaving every other entry alone."""
+    content = canonical_json(entry.raw)
+    digest = hashlib.sha256(content.encode("utf-8")).hexdigest()
+    values = {"content": content, "content_hash": digest, "seeded_at": now, "retired_at": now if retired else None}
+    if (await conn.execute(select(EntryRow.id).where(EntryRow.id == entry.id))).first() is None:
+        await conn.execute(EntryRow.__table__.insert(), [{"id": entry.id, **values}])
+        await conn.execute(Target.__table__.insert(), _new_targets(entry))
+        return
+    await conn.execute(update(EntryRow).where(EntryRow.id == entry.id).values(**values))
+    await conn.execute(update(Target).where(Target.entry_id == entry.id, Target.kind == DIAGNOSIS)
+                       .values(prior=entry.confidence))
+    await _sync_workarounds(conn, entry, now)
 
 
 def _new_targets(entry: Entry) -> list[dict[str, Any]]:

@@ -171,3 +171,28 @@ class UnknownError:
     count: int
     first_seen: float
     last_seen: float
+
+
+@dataclass(frozen=True)
+class TeamEntry:
+    """A team-written entry as stored (``bot.kb.team_entry``); ``body`` is its texts, already parsed."""
+
+    entry_id: str
+    workspace: str
+    author: str
+    locale: str
+    body: dict
+    regex: str
+    example: str
+    status: str  # live | verified | retired
+    reviewer: str | None
+    created_at: float
+    updated_at: float
+
+
+@dataclass(frozen=True)
+class TeamVersion:
+    """What changes whenever one of a workspace's team entries does: compare it to know a cache is stale."""
+
+    updated_at: float
+    count: int
