@@ -2,8 +2,13 @@
 
 At any level (``LOG_LEVEL``, default INFO), a line never holds a token, the signing secret, a
 password or a message's text: tokens, URL passwords and the configured secrets are masked in every
-record, and the Slack libraries' own chatter below WARNING (which prints request and response
-bodies, hence people's messages) is dropped.
+record; the Slack libraries' own chatter below WARNING (which prints request and response bodies,
+hence people's messages) is dropped; their warnings and errors (and asyncio's) keep their first words and the
+identifiers in them (``type``, ``error``, ``action_id``…) but not the payload or response they quote
+(Bolt's "Unhandled request (…)" carries dialog submissions and interactive actions, "Failed to run
+listener function (error: …)" the error's text); and a traceback shows where it failed and the
+exception's type, not its text, which may quote a payload or an API response (``SlackApiError``
+prints the whole response) — except for the OS, network and database errors an operator needs.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import json
 import logging
 import re
 import time
+import traceback
 from collections.abc import Iterable
 from typing import Any
 
@@ -22,11 +28,25 @@ _SECRET_SHAPES = (
     (re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/-]{8,}=*"), r"\1***"),
 )
 _CHATTY = ("slack_bolt", "slack_sdk", "aiosqlite", "asyncio", "sqlalchemy")
+# Libraries whose lines quote payloads, responses or an exception's repr ("Task exception was never
+# retrieved\nfuture: <Task … exception=KeyError('…')>").
+_QUOTING = ("slack_bolt", "slack_sdk", "asyncio")
 MASK = "***"
+LINE_MAX = 300  # characters of such a library's line that are kept
+# Where such a line starts quoting a payload or a response: "Unhandled request ({…",
+# "Failed to run listener function (error: …", "Failed to decode Slack API response: …".
+_DETAILS = re.compile(r"\s*[({\[]|:\s|\n")
+# Identifiers worth keeping from what a line quotes: Slack's types, error codes and developer-chosen ids.
+_IDENTIFIERS = re.compile(r"""['"](type|subtype|error|action_id|callback_id|command)['"]:\s*['"]([\w./:-]{1,64})['"]""")
+# Exceptions whose text an operator needs and that never quote a payload: the OS, the network, the
+# database driver (SQLAlchemy's "[SQL: …]" and "[parameters: …]" parts are cut).
+_TOLD = ("builtins.TimeoutError", "sqlalchemy.", "asyncpg.", "sqlite3.", "aiohttp.client_exceptions.")
+WITHHELD = "(text withheld: it may quote a payload)"
 
 
 class Redact(logging.Filter):
-    """Masks secrets in every record; drops the Slack libraries' records below WARNING."""
+    """Masks secrets in every record; drops the chatty libraries' records below WARNING and cuts what
+    the quoting ones' lines quote (:func:`library_line`); shapes tracebacks (:func:`exception_shape`)."""
 
     def __init__(self, secrets: Iterable[str | None] = ()) -> None:
         super().__init__()
@@ -40,15 +60,52 @@ class Redact(logging.Filter):
         return text
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.levelno < logging.WARNING and record.name.split(".")[0] in _CHATTY:
+        top = record.name.split(".")[0]
+        if record.levelno < logging.WARNING and top in _CHATTY:
             return False
         message = record.getMessage()
-        if record.exc_info and not record.exc_text:
-            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if top in _QUOTING:
+            message = library_line(message)
+        if record.exc_info and record.exc_info[1] is not None:
+            record.exc_text = exception_shape(record.exc_info[1])
         record.msg, record.args = self.mask(message), ()
         if record.exc_text:
             record.exc_text = self.mask(record.exc_text)
         return True
+
+
+def library_line(message: str) -> str:
+    """A library's line without the payload, response or repr it quotes: its first words and the
+    identifiers found in the rest, within ``LINE_MAX`` characters."""
+    cut = _DETAILS.search(message)
+    if cut is None:
+        return message[:LINE_MAX]
+    head, rest = message[:cut.start()], message[cut.start():]
+    found = " ".join(dict.fromkeys(f"{key}={value}" for key, value in _IDENTIFIERS.findall(rest)))
+    return f"{head} [{found or 'details withheld'}]"[:LINE_MAX]
+
+
+def exception_shape(error: BaseException) -> str:
+    """A traceback (with its causes, oldest first as Python prints them) as frames and exception
+    types; an exception's text only where it is one an operator needs (``_TOLD``)."""
+    chain: list[BaseException] = []
+    current: BaseException | None = error
+    while current is not None and current not in chain:
+        chain.append(current)
+        current = current.__cause__ or (None if current.__suppress_context__ else current.__context__)
+    blocks = []
+    for older, newer in zip(reversed(chain), [*reversed(chain[:-1]), None], strict=True):
+        kind = type(older)
+        name = f"{kind.__module__}.{kind.__qualname__}"
+        told = isinstance(older, OSError) or any(name.startswith(prefix) for prefix in _TOLD)
+        text = re.split(r"\s*\[(?:SQL|parameters): ", str(older), maxsplit=1)[0] if told else WITHHELD
+        frames = "".join(traceback.format_list(traceback.extract_tb(older.__traceback__)))
+        blocks.append(f"Traceback (most recent call last):\n{frames}{kind.__qualname__}: {text}")
+        if newer is not None:
+            blocks.append("\nThe above exception was the direct cause of the following exception:\n"
+                          if newer.__cause__ is older else
+                          "\nDuring handling of the above exception, another exception occurred:\n")
+    return "\n".join(blocks)
 
 
 # Fields a record may carry in ``extra`` that a JSON line keeps (``bot.metrics.event`` sets them).

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import logging
+import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -20,6 +21,11 @@ from prometheus_client import CONTENT_TYPE_LATEST, Counter, Gauge, Histogram, ge
 log = logging.getLogger("errkb.events")
 
 OUTCOMES = ("answered", "silent", "duplicate", "dropped")
+# Request types come from the payload: past this many distinct ones (Slack sends a few dozen), or one not
+# shaped like Slack's, a request counts as "other", so a stream of made-up types cannot grow the label sets.
+TYPE_LIMIT = 64
+_TYPE_SHAPE = re.compile(r"[a-z][a-z0-9_]{0,47}")
+_types: set[str] = set()
 _LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
 EVENTS = Counter("errkb_events", "Slack requests handled, by type and outcome", ["type", "outcome"])
@@ -60,7 +66,7 @@ def outcome(name: str, entry_id: str | None = None) -> None:
 @contextlib.contextmanager
 def event(kind: str) -> Iterator[Handled]:
     """Count, time and log one request of type ``kind``; an exception inside marks it ``dropped``."""
-    handled = Handled(kind)
+    handled = Handled(bounded_type(kind))
     token = _current.set(handled)
     start = time.perf_counter()
     try:
@@ -77,6 +83,16 @@ def event(kind: str) -> Iterator[Handled]:
                  elapsed * 1000, handled.entry_id or "-",
                  extra={"event_type": handled.type, "outcome": handled.outcome,
                         "latency_ms": round(elapsed * 1000, 1), "entry_id": handled.entry_id})
+
+
+def bounded_type(kind: str) -> str:
+    """``kind`` as a label value: itself while fewer than ``TYPE_LIMIT`` types were seen, else ``other``."""
+    if kind in _types:
+        return kind
+    if len(_types) < TYPE_LIMIT and _TYPE_SHAPE.fullmatch(kind):
+        _types.add(kind)
+        return kind
+    return "other"
 
 
 @contextlib.contextmanager

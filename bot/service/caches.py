@@ -30,6 +30,9 @@ class Expiring(Generic[K, V]):
         self._items: OrderedDict[K, tuple[float, V]] = OrderedDict()
         self._loading: dict[K, asyncio.Task[None]] = {}
 
+    def __len__(self) -> int:
+        return len(self._items)
+
     def peek(self, key: K) -> tuple[bool, V | None]:
         """(True, value) while ``key`` holds a fresh value, else (False, None)."""
         item = self._items.get(key)

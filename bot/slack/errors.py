@@ -8,13 +8,24 @@ payload, and a payload holds message text)."""
 from __future__ import annotations
 
 import logging
+import re
 import traceback
+from typing import Any
 
 from slack_bolt.response import BoltResponse
 
 log = logging.getLogger(__name__)
 
 MALFORMED = (KeyError, IndexError, TypeError, ValueError, AttributeError, UnicodeError)
+_ERROR_CODE = re.compile(r"[a-z0-9_.]{1,64}")
+
+
+def api_error(data: Any, status: int) -> str:
+    """A Web API error response's code (``channel_not_found``…), or the HTTP status; Slack's codes
+    are short identifiers, so anything else (a proxy or a fake echoing what was sent) is
+    ``unexpected_error`` rather than text that would reach a log line."""
+    error = str((data.get("error") if isinstance(data, dict) else None) or status)
+    return error if _ERROR_CODE.fullmatch(error) else "unexpected_error"
 
 
 def origin(error: BaseException) -> str:

@@ -15,6 +15,8 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.slack.errors import api_error
+
 log = logging.getLogger(__name__)
 
 MAX_FILE_BYTES = 1_000_000
@@ -62,7 +64,7 @@ async def read_snippet(client: AsyncWebClient, file_id: str, api_url: str | None
     try:
         info = (await client.files_info(file=file_id)).get("file") or {}
     except SlackApiError as exc:
-        log.warning("files.info %s failed: %s", file_id, exc.response.get("error"))
+        log.warning("files.info %s failed: %s", file_id, api_error(exc.response.data, exc.response.status_code))
         return None
     except (aiohttp.ClientError, TimeoutError) as exc:
         log.warning("files.info %s failed: %s", file_id, exc)

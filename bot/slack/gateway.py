@@ -35,6 +35,7 @@ from bot.service.plans import (
     Whisper,
 )
 from bot.service.ports import Author, Fetched, Via
+from bot.slack.errors import api_error
 from bot.slack.files import read_snippet, text_file_ids
 
 log = logging.getLogger(__name__)
@@ -211,7 +212,7 @@ class Gateway:
             except SlackApiError as exc:
                 status = exc.response.status_code
                 data = exc.response.data
-                error = str((data.get("error") if isinstance(data, dict) else None) or status)
+                error = api_error(data, status)
                 metrics.API_CALLS.labels(name, metrics.api_result(status, error)).inc()
                 if status == 429 or error == "ratelimited":
                     limited_tries += 1

@@ -45,3 +45,18 @@ async def test_forget_makes_the_next_get_load():
     assert await cache.get("k", load) == 1
     cache.forget("k")
     assert await cache.get("k", load) == 2
+
+
+async def test_never_holds_more_than_its_size_and_the_least_recently_used_goes_first():
+    cache: Expiring[int, str] = Expiring(ttl=60.0, size=100)
+    for k in range(200):
+        await cache.get(k, lambda k=k: _value(f"v{k}"))
+        if k == 150:
+            assert cache.peek(60) == (True, "v60")  # used again: kept over newer ones
+        assert len(cache) <= 100
+    assert len(cache) == 100 and cache.peek(60) == (True, "v60") and cache.peek(101) == (True, "v101")
+    assert cache.peek(61) == (False, None) and cache.peek(100) == (False, None)
+
+
+async def _value(text: str) -> str:
+    return text

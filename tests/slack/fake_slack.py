@@ -68,6 +68,7 @@ class Fault:
     retry_after: int | None = None
     delay: float = 0.0
     error: str | None = None  # answer {"ok": false, "error": …} (HTTP 200), as Slack does
+    echo: bool = False  # …with the call's arguments quoted back in response_metadata, as a bad proxy might
 
 
 class FakeSlack:
@@ -121,12 +122,13 @@ class FakeSlack:
     # --- what tests set up -----------------------------------------------------------------
 
     def fail_next(self, status: int = 429, count: int = 1, method: str | None = None,
-                  retry_after: int | None = 1, error: str | None = None) -> None:
+                  retry_after: int | None = 1, error: str | None = None, echo: bool = False) -> None:
         """The next ``count`` calls (to ``method``, or any) get ``status`` (429 with Retry-After), or
-        with ``error`` an HTTP 200 ``{"ok": false, "error": error}``."""
+        with ``error`` an HTTP 200 ``{"ok": false, "error": error}`` (``echo``: quoting the call's arguments)."""
         if error is not None:
             status = 200
-        self.faults.append(Fault(method, count, status, retry_after if status == 429 else None, error=error))
+        self.faults.append(Fault(method, count, status, retry_after if status == 429 else None, error=error,
+                                 echo=echo))
 
     def slow_next(self, delay: float, count: int = 1, method: str | None = None) -> None:
         self.faults.append(Fault(method, count, delay=delay))
@@ -221,6 +223,8 @@ class FakeSlack:
                 return web.Response(status=fault.status, text="upstream trouble")
             if fault.error:
                 call.result = {"ok": False, "error": fault.error}
+                if fault.echo:
+                    call.result["response_metadata"] = {"messages": [f"[ERROR] rejected: {json.dumps(args)}"]}
                 return web.json_response(call.result)
         if method == "apps.connections.open":
             ok = token == APP_TOKEN

@@ -1,19 +1,26 @@
-"""`errkb serve` at LOG_LEVEL=DEBUG, with secrets planted in its settings and in a paste: none reach its log."""
+"""`errkb serve` at LOG_LEVEL=DEBUG, with secrets planted in its settings and in a paste: none reach its log,
+whichever path a line takes (Bolt's unhandled-request warning, a listener or a decision that fails with the
+text in its exception, a Web API error response that echoes the message back)."""
 
 from __future__ import annotations
 
 import asyncio
+import io
 import json
+import logging
 import os
 import re
 import signal
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import aiohttp
+import pytest
 
+from bot import logs
 from tests import slack_payloads as p
-from tests.slack.conftest import SECRET, SlackSender, sign
+from tests.slack.conftest import NCCL_PASTE, SECRET, Harness, SlackSender, eventually, sign
 from tests.slack.fake_slack import TOKEN
 
 PASTE = ("migrations failed: sqlalchemy.exc.OperationalError: (psycopg2.OperationalError) connection to server "
@@ -42,8 +49,16 @@ async def test_a_debug_log_holds_no_secret_and_no_message_text(fake_slack, tmp_p
                 port = int(found.group(1))
         async with aiohttp.ClientSession() as session:
             send = SlackSender(f"http://127.0.0.1:{port}", session)
-            assert (await send.event(p.message(PASTE))).status == 200
-            await fake_slack.wait_for("chat.postMessage", 1)
+            # Slack refuses the answer and quotes it back; then refuses one with the text as its "error"
+            fake_slack.fail_next(method="chat.postMessage", error="invalid_blocks", echo=True)
+            fake_slack.fail_next(method="chat.postMessage", error=f"rejected: {PASTE}")
+            for _ in range(3):
+                assert (await send.event(p.message(PASTE))).status == 200
+            await fake_slack.wait_for("chat.postMessage", 3)
+            assert [bool(c.result.get("ok")) for c in fake_slack.calls_to("chat.postMessage")] == [False, False, True]
+            for unhandled in UNHANDLED:  # Bolt warns "Unhandled request ({…})" with parts of these
+                await send.form({"payload": json.dumps(unhandled)})
+            assert (await send.event(p.envelope({"type": "zebra_event", "text": PASTE}))).status == 404
             late = json.dumps(p.message(PASTE))  # a genuine request that arrives too late
             assert (await send.post_raw(late, "application/json", sign(late, timestamp=1))).status == 401
             assert (await send.post_raw(late, "application/json", {})).status == 401
@@ -57,6 +72,59 @@ async def test_a_debug_log_holds_no_secret_and_no_message_text(fake_slack, tmp_p
             await process.wait()
     log = "".join(lines)
     assert "refused POST /slack/events:" in log and "stale timestamp" in log  # the late request: one bounded line
+    assert "could not post in C0ERRORS: invalid_blocks" in log and "could not post in C0ERRORS: unexpected_error" in log
+    assert "Unhandled request [type=dialog_submission callback_id=report]" in log
+    assert "Unhandled request [type=event_callback type=zebra_event]" in log
     for planted in (TOKEN, SECRET, "hunter2planted", "xoxp-9999-planted-token", "zebra-unicorn-7731",
                     "password authentication failed"):
+        assert planted not in log, planted
+
+
+UNHANDLED = [
+    {"type": "dialog_submission", "callback_id": "report", "team": {"id": p.TEAM}, "user": {"id": "U_EN"},
+     "submission": {"details": PASTE}},
+    {"type": "interactive_message", "callback_id": "legacy", "team": {"id": p.TEAM}, "user": {"id": "U_EN"},
+     "actions": [{"name": "pick", "type": "button", "value": PASTE}]},
+    {"type": "block_suggestion", "action_id": "lookup", "block_id": "b1", "team": {"id": p.TEAM},
+     "user": {"id": "U_EN"}, "value": PASTE},
+]
+
+
+@pytest.fixture
+def serve_log(monkeypatch: pytest.MonkeyPatch) -> Iterator[io.StringIO]:
+    """This process's logging as ``errkb serve`` sets it up (at DEBUG, secrets configured), into a buffer."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    buffer = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", buffer)
+    logs.configure("DEBUG", (TOKEN, SECRET))
+    yield buffer
+    root.handlers[:], root.level = handlers, level
+
+
+async def test_a_listener_or_a_decision_failing_with_the_text_in_its_error_logs_where_not_what(
+        harness: Harness, serve_log: io.StringIO, monkeypatch: pytest.MonkeyPatch):
+    h = harness
+
+    def unreadable(text: str) -> list[object]:
+        raise ValueError(f"cannot match {text!r}")
+
+    with monkeypatch.context() as patch:  # a listener that fails, quoting what it was given
+        patch.setattr(h.bot.chat, "_find", unreadable)
+        sent = await h.send.event(p.message(PASTE))
+    assert sent.status == 400
+
+    async def refused(*_args: object, **_kwargs: object) -> object:
+        raise RuntimeError(f"Slack refused: {PASTE}")
+
+    before = len(h.slack.calls_to("chat.postMessage"))
+    with monkeypatch.context() as patch:  # a recorded answer whose sending fails, quoting the message
+        patch.setattr(h.bot.chat.outlet, "send", refused)
+        assert (await h.send.event(p.message(NCCL_PASTE + "\n" + PASTE))).status == 200
+        await eventually(lambda: asyncio.sleep(0, serve_log.getvalue()), lambda log: "decision in" in log, timeout=10)
+    assert len(h.slack.calls_to("chat.postMessage")) == before
+    log = serve_log.getvalue()
+    assert "errkb: message request failed (ValueError at test_logging.py:" in log
+    assert "failed\nTraceback (most recent call last):" in log and "RuntimeError: (text withheld" in log
+    for planted in ("hunter2planted", "xoxp-9999-planted-token", "zebra-unicorn-7731", "password authentication"):
         assert planted not in log, planted

@@ -99,3 +99,15 @@ async def test_the_grafana_dashboard_charts_metrics_the_bot_exports(harness):
     sent = await harness.send.get("/metrics")
     exported = {family.name for family in text_string_to_metric_families(sent.body)}
     assert charted and charted <= exported, charted - exported
+
+
+async def test_made_up_request_types_cannot_grow_the_label_sets(harness):
+    from bot import metrics
+
+    for k in range(metrics.TYPE_LIMIT + 10):
+        await harness.send.event(p.envelope({"type": f"made_up_{k}", "text": "x"}))
+    await harness.send.event(p.envelope({"type": "Not A Slack Type: hello there"}))
+    types = {labels["type"] for (name, labels) in
+             ((name, dict(labels)) for name, labels in await scrape(harness)) if name == "errkb_events_total"}
+    assert len(types - {"unverified", "malformed"}) <= metrics.TYPE_LIMIT + 1 and "other" in types  # front: 2 more
+    assert not any(" " in t for t in types)
