@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -92,6 +93,16 @@ def _days(variable: str, default: int) -> int:
     return int(value)
 
 
+def _reviewers(value: str | None) -> tuple[str, ...]:
+    """``ERRKB_REVIEWERS``: user group ids (``S…``), comma-separated."""
+    groups = tuple(g.strip() for g in (value or "").split(",") if g.strip())
+    bad = [g for g in groups if not re.fullmatch(r"S[A-Z0-9]{2,30}", g)]
+    if bad:
+        raise ConfigError("ERRKB_REVIEWERS", f"{bad[0]!r} is not a user group id; give ids like S0123ABCD, "
+                                             "comma-separated (Slack: the group's profile → Copy group ID)")
+    return groups
+
+
 @dataclass(frozen=True)
 class Settings:
     bot_token: str | None
@@ -108,6 +119,8 @@ class Settings:
     client_id: str | None = None
     client_secret: str | None = None
     redirect_uri: str | None = None
+    # Slack user groups (S…) whose members may verify, edit and retire team entries, besides admins.
+    reviewers: tuple[str, ...] = ()
 
     @property
     def oauth(self) -> bool:
@@ -137,4 +150,5 @@ class Settings:
             client_id=client_id,
             client_secret=client_secret,
             redirect_uri=os.environ.get("SLACK_REDIRECT_URI") or None,
+            reviewers=_reviewers(os.environ.get("ERRKB_REVIEWERS")),
         )

@@ -48,12 +48,34 @@ class FeedbackSource(Protocol):
     async def record_hit(self, entry_id: str, locale: str, day: dt.date | None = None) -> None: ...
 
 
+class TeamSource(Protocol):
+    """Team-written entries (``bot.service.team``): the ones loaded in process, and any by id."""
+
+    def entry(self, entry_id: str) -> Entry | None: ...
+
+    async def fetch(self, entry_id: str) -> Entry | None: ...
+
+
 class ErrkbService:
     """Diagnose, show and search, with live crowd numbers when a store is attached."""
 
     def __init__(self, kb: KnowledgeBase, store: FeedbackSource | None = None) -> None:
         self.kb = kb
         self.store = store
+        self.team: TeamSource | None = None  # set by the chat service; the CLI knows the KB only
+
+    def _entry(self, entry_id: str) -> Entry:
+        found = self.kb.entries.get(entry_id) or (self.team.entry(entry_id) if self.team is not None else None)
+        if found is None:
+            raise KeyError(entry_id)
+        return found
+
+    async def entry(self, entry_id: str) -> Entry | None:
+        """A KB entry, or a team entry still answering (read from the store when not loaded here)."""
+        found = self.kb.entries.get(entry_id)
+        if found is None and self.team is not None:
+            found = await self.team.fetch(entry_id)
+        return found
 
     def find(self, paste: str, limit: int = 3) -> list[Match]:
         """The entries ``paste`` is about, best first, with spans into ``paste`` as given (no I/O)."""
@@ -68,7 +90,7 @@ class ErrkbService:
         if live is None:
             live = await self._feedback([m.entry_id for m in matches])
         views = [
-            MatchView(self._entry_view(self.kb.entries[m.entry_id], live.get(m.entry_id)), m.how, m.score, m.span,
+            MatchView(self._entry_view(self._entry(m.entry_id), live.get(m.entry_id)), m.how, m.score, m.span,
                       m.line)
             for m in matches
         ]
@@ -80,13 +102,13 @@ class ErrkbService:
         """The entries ``paste`` is about, best first, in the current locale."""
         return await self.explain(self.find(paste, limit), record)
 
-    def view(self, entry_id: str, live: Feedback | None) -> EntryView | None:
+    async def view(self, entry_id: str, live: Feedback | None) -> EntryView | None:
         """``entry_id`` in the current locale with the crowd numbers ``live`` (already read)."""
-        entry = self.kb.entries.get(entry_id)
+        entry = await self.entry(entry_id)
         return None if entry is None else self._entry_view(entry, live)
 
     async def show(self, entry_id: str) -> EntryView | None:
-        entry = self.kb.entries.get(entry_id)
+        entry = await self.entry(entry_id)
         if entry is None:
             return None
         live = await self._feedback([entry_id])
@@ -162,13 +184,15 @@ class ErrkbService:
     def _entry_view(self, entry: Entry, live: Feedback | None) -> EntryView:
         live = live or Feedback()
         zh = current_locale() == "zh"
+        # plain fields in Chinese (a team entry written in Chinese): untranslated for an English reader
+        source = "zh" if entry.raw.get("locale") == "zh" else "en"
         confidence = entry.confidence
         ranked = []
         for w in entry.workarounds:
             tally = live.workarounds.get(w.index, feedback.Tally())
             rate = feedback.success_rate(w.prior, confidence, tally)
             bound = feedback.rate_lower_bound(w.prior, confidence, tally)
-            text, untranslated = _localized(w.action, w.text_zh, zh)
+            text, untranslated = _localized(w.action, w.text_zh, zh, source)
             condition, cond_untranslated = _localized(w.condition, w.condition_zh, zh) if w.condition else ("", False)
             view = WorkaroundView(w.index, text, rate, tally.up, tally.down, untranslated, condition, w.prior,
                                   cond_untranslated)
@@ -178,13 +202,13 @@ class ErrkbService:
         dead_ends = []
         for d in entry.dead_ends:
             english = f"{d.action} — {d.why_fails}" if d.action and d.why_fails else (d.action or d.why_fails)
-            text, untranslated = _localized(english, d.text_zh, zh)
+            text, untranslated = _localized(english, d.text_zh, zh, source)
             action, why = (d.action, d.why_fails) if not zh or untranslated else _split_dead_end(text)
             condition, cond_untranslated = _localized(d.condition, d.condition_zh, zh) if d.condition else ("", False)
             dead_ends.append(DeadEndView(text, d.fail_rate, untranslated, action, why, condition, cond_untranslated))
         dead_ends.sort(key=lambda d: d.fail_rate, reverse=True)
-        signature, sig_untranslated = _localized(entry.signature, entry.signature_zh, zh)
-        root_cause, rc_untranslated = _localized(entry.root_cause, entry.root_cause_zh, zh)
+        signature, sig_untranslated = _localized(entry.signature, entry.signature_zh, zh, source)
+        root_cause, rc_untranslated = _localized(entry.root_cause, entry.root_cause_zh, zh, source)
         seed_confirmed = _parse_date(entry.raw.get("last_confirmed"))
         confirmed = max(filter(None, (seed_confirmed, live.last_confirmed)), default=None)
         return EntryView(
@@ -208,6 +232,7 @@ class ErrkbService:
                      for k in GRAPH_LINKS if entry.links(k)},
             voters=live.distinct_voters,
             regex=entry.regex,
+            team_author=entry.raw.get("team_author") if isinstance(entry.raw.get("team_author"), str) else None,
         )
 
     def _related(self, entry_id: str, zh: bool) -> RelatedView:
@@ -215,10 +240,11 @@ class ErrkbService:
         return RelatedView(entry_id, _localized(entry.signature, entry.signature_zh, zh)[0])
 
 
-def _localized(english: str, chinese: str | None, zh: bool) -> tuple[str, bool]:
-    """The text for the reader, and whether it is English standing in for a missing translation."""
+def _localized(english: str, chinese: str | None, zh: bool, source: str = "en") -> tuple[str, bool]:
+    """The text for the reader, and whether it stands in for a missing translation (``english``: the
+    plain field, in ``source``'s language)."""
     if not zh:
-        return english, False
+        return english, source != "en"
     if chinese and chinese.strip():
         return chinese, False
     return english, True

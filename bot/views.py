@@ -63,6 +63,7 @@ class EntryView:
     related: dict[str, list[RelatedView]] = field(default_factory=dict)
     voters: int = 0  # distinct people who voted on this entry here
     regex: str = ""  # what finds the error in a line (to quote the reader's decisive part)
+    team_author: str | None = None  # the Slack user who wrote it, for a team-written entry
 
     def workaround(self, index: int) -> WorkaroundView | None:
         return next((w for w in self.workarounds if w.index == index), None)
@@ -134,6 +135,17 @@ class HomeView:
     usage: UsageView
     unknown: tuple[UnknownLineView, ...] = ()  # this workspace's most frequent errors errkb could not answer
     remembering: bool = True  # whether this workspace keeps them (``/errkb unknown on|off``)
+    team: tuple[TeamLineView, ...] = ()  # this workspace's team-written entries still answering
+
+
+@dataclass(frozen=True)
+class TeamLineView:
+    """A team-written entry as App Home lists it."""
+
+    entry_id: str
+    title: str
+    author: str
+    status: str  # live | verified
 
 
 @dataclass(frozen=True)

@@ -55,3 +55,11 @@ def test_defaults_need_no_variable(monkeypatch):
     monkeypatch.chdir(REPO)
     settings = Settings.from_env()
     assert (settings.database_url, settings.port) == ("sqlite+aiosqlite:///errkb.db", 3000)
+
+
+def test_reviewer_groups_are_user_group_ids_and_anything_else_is_named(monkeypatch):
+    monkeypatch.setenv("ERRKB_REVIEWERS", "S0REVIEW, S0OPS")
+    assert Settings.from_env().reviewers == ("S0REVIEW", "S0OPS")
+    monkeypatch.setenv("ERRKB_REVIEWERS", "@oncall")
+    with pytest.raises(ConfigError, match=r"^ERRKB_REVIEWERS: '@oncall' is not a user group id"):
+        Settings.from_env()

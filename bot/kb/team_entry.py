@@ -51,9 +51,11 @@ def clean_body(body: dict[str, Any]) -> dict[str, Any]:
     return cleaned
 
 
-def team_raw(entry_id: str, locale: str, body: dict[str, Any], regex: str, status: str = "live") -> dict[str, Any]:
+def team_raw(entry_id: str, locale: str, body: dict[str, Any], regex: str, status: str = "live",
+             author: str | None = None) -> dict[str, Any]:
     """The seed object of a team entry. Plain fields hold English when there is any (the author's, or a
-    translation added later), else the author's own text; ``*_zh`` hold Chinese where written."""
+    translation added later), else the author's own text; ``*_zh`` hold Chinese where written;
+    ``team_author`` (an extra key, kept like any unknown key) names who wrote it."""
     body = clean_body(body)
     by_locale = {locale: body, **(body.get("other") or {})}
     en, zh = by_locale.get("en") or {}, by_locale.get("zh") or {}
@@ -77,6 +79,8 @@ def team_raw(entry_id: str, locale: str, body: dict[str, Any], regex: str, statu
         "confidence": 0.6 if status == "verified" else 0.5,
         "locale": "en" if plain is en else locale,
     }
+    if author:
+        raw["team_author"] = author
     if zh.get("title"):
         raw["signature_zh"] = zh["title"]
     if zh.get("root_cause"):
@@ -88,5 +92,6 @@ def team_raw(entry_id: str, locale: str, body: dict[str, Any], regex: str, statu
     return raw
 
 
-def team_entry(entry_id: str, locale: str, body: dict[str, Any], regex: str, status: str = "live") -> Entry:
-    return Entry(raw=team_raw(entry_id, locale, body, regex, status), source=f"{entry_id} (team)")
+def team_entry(entry_id: str, locale: str, body: dict[str, Any], regex: str, status: str = "live",
+               author: str | None = None) -> Entry:
+    return Entry(raw=team_raw(entry_id, locale, body, regex, status, author), source=f"{entry_id} (team)")

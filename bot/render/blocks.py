@@ -32,6 +32,7 @@ ACTION_OTHER_FIXES = "errkb_other_fixes"
 ACTION_DETAILS = "errkb_details"
 ACTION_OVERFLOW = "errkb_answer_menu"  # its options: OPTION_WRONG_ERROR
 ACTION_SHOW = "errkb_show_entry"
+ACTION_TEACH = "errkb_teach"  # *Add to errkb* on an unknown error: opens the modal (bot.render.modals)
 OPTION_WRONG_ERROR = "wrong_error"
 RELATED_PER_KIND = 5
 
@@ -133,6 +134,7 @@ def answer_message(entry: EntryView, match: MatchView | None = None, private: bo
     if best is not None:
         blocks.append(_section(labels.labelled(f"*{labels.heading('best_fix')}*", _fix_text(best))))
         blocks.append(_context(labels.success_text(best, entry.verification_tier)))
+    blocks += _team_context(entry)
     buttons = _vote_buttons(entry, best) if best is not None else []
     if len(entry.workarounds) > 1:
         buttons.append(_button(labels.more_fixes_label(len(entry.workarounds) - 1), ACTION_OTHER_FIXES, entry.id))
@@ -186,6 +188,7 @@ def details_message(entry: EntryView) -> Message:
         facts.append(labels.labelled(f"*{labels.heading('docs')}*", f"<{url}|{escape(_clip(url, 80))}>"))
     facts.append(labels.labelled(f"*{labels.heading('trust')}*", escape(labels.trust_text(entry))))
     blocks.append(_context(*facts))
+    blocks += _team_context(entry)
     for kind, related in entry.related.items():
         if not related:
             continue
@@ -279,14 +282,30 @@ def _usage_blocks(usage: UsageView) -> list[dict[str, Any]]:
 
 
 def unknown_message(line: str, error_type: str | None, frame: str | None) -> Message:
-    """A private answer for an error errkb does not know: what it could still tell (the line is masked)."""
+    """A private answer for an error errkb does not know: what it could still tell (the line is masked),
+    and *Add to errkb*, which carries the masked line to the modal."""
     parts = [_("I don't know this error yet. What I can tell:"),
              "• {} `{}`".format(_("Error line:"), escape(_clip(line, 300).replace("`", "'")))]
     if error_type:
         parts.append("• {} `{}`".format(_("Error type:"), escape(error_type)))
     if frame:
         parts.append("• {} `{}`".format(_("Deepest frame in your code:"), escape(_clip(frame, 200))))
-    return notice("\n".join(parts))
+    value = json.dumps({"line": _clip(line, 300)}, ensure_ascii=False, separators=(",", ":"))
+    return _message(parts[0], [
+        _section("\n".join(parts)),
+        {"type": "actions", "elements": [_button(_("Add to errkb"), ACTION_TEACH, value, "primary")]},
+        _context(_("Know the fix? Teach it to errkb: the next paste of this error here gets your answer.")),
+    ])
+
+
+def _team_context(entry: EntryView) -> list[dict[str, Any]]:
+    """Who wrote a team entry (and whether a reviewer verified it)."""
+    if not entry.team_author:
+        return []
+    text = _("Team-written by {author}").format(author=f"<@{entry.team_author}>")
+    if entry.verification_tier == "expert_verified":
+        text += " · " + _("verified by a reviewer")
+    return [_context(text)]
 
 
 def _unknown_blocks(home: HomeView) -> list[dict[str, Any]]:
@@ -332,7 +351,10 @@ def locale_name(setting: str) -> str:
 
 
 def home_view(home: HomeView) -> dict[str, Any]:
-    """The App Home tab: the user's language (changeable here), frequent errors, trusted workarounds."""
+    """The App Home tab: the user's language (changeable here), frequent errors, trusted workarounds,
+    the team's own entries."""
+    from bot.render.modals import team_home_blocks  # it builds on this module's helpers
+
     options = [{"text": {"type": "plain_text", "text": locale_name(s)}, "value": s} for s in ("auto", "en", "zh")]
     chosen = next(o for o in options if o["value"] == home.setting)
     title = _("Your language")
@@ -351,6 +373,8 @@ def home_view(home: HomeView) -> dict[str, Any]:
         *_usage_blocks(home.usage),
         {"type": "divider"},
         *_unknown_blocks(home),
+        {"type": "divider"},
+        *team_home_blocks(home.team),
         {"type": "divider"},
         _context(_("Type `/errkb help` for every command.")),
     ]

@@ -15,6 +15,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import replace
+from pathlib import Path
 
 from bot import i18n, metrics
 from bot.diagnose import ErrkbService
@@ -22,7 +23,7 @@ from bot.i18n import _
 from bot.kb.fallback import error_lines as has_error_line
 from bot.kb.feedback import EntryFeedback
 from bot.kb.matcher import Match
-from bot.kb.shape import own_frame, shape
+from bot.kb.shape import Shape, own_frame, shape
 from bot.render import blocks, summary
 from bot.service import keys
 from bot.service.caches import Expiring
@@ -32,12 +33,14 @@ from bot.service.outbox import Job, Later, Outbox
 from bot.service.plans import About, Message, Plan, Post, Publish, Reply, Sent, Thread, Update, Whisper
 from bot.service.ports import Author, Outlet, Via
 from bot.service.teach import Unknowns
+from bot.service.teaching import Teaching
+from bot.service.team import TeamKnowledge
 from bot.service.updates import Refresher
 from bot.service.votes import VoteQueue
 from bot.service.writer import WriteBehind
 from bot.store import PostedMessage, Store
 from bot.store.views import Decision, PostedRow, VoteEvent
-from bot.views import EntryView, HomeView, MatchView, UnknownLineView
+from bot.views import EntryView, HomeView, MatchView, TeamLineView, UnknownLineView
 
 log = logging.getLogger(__name__)
 
@@ -81,13 +84,16 @@ def usage(syntax: str) -> Message:
 
 class ChatService:
     def __init__(self, core: ErrkbService, store: Store, outlet: Outlet, update_delay: float = 1.0,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, fixtures: Path | None = None,
+                 reviewers: tuple[str, ...] = ()) -> None:
         self.core = core
+        self.team = core.team = TeamKnowledge(store, fixtures)
         self.store = store
         self.outlet = outlet
         self.clock = clock
         self.locales = Locales(store, outlet)
         self.unknowns = Unknowns(store)
+        self.teaching = Teaching(store, self.team, self.locales, outlet, reviewers, home=self.home)
         self.writer = WriteBehind(store, clock)
         self.votes = VoteQueue(store, before=self.writer.settled)
         self.outbox = Outbox(store, self.writer, self._carry_out, outlet.via_for, clock=clock)
@@ -123,7 +129,7 @@ class ChatService:
         """A new or edited message in a channel: record the decision to answer it, if there is one."""
         if m.author.own:
             return
-        matches = self._find(m.text)
+        matches = await self._find(m.workspace, m.text)
         if not matches and not m.files:
             await self._unknown(m)
             return  # chat: it cost the match (and, for an error line, a counter) and nothing else
@@ -145,10 +151,13 @@ class ChatService:
             if mode != "off":
                 await self.unknowns.seen(m.workspace, m.channel, m.text, m.ts)
 
-    def _find(self, text: str) -> list[Match]:
-        """The best match for a message, timed and counted by how it was found."""
+    async def _find(self, workspace: str, text: str) -> list[Match]:
+        """The best match for a message (the workspace's own team entries first), timed and counted by how."""
+        if not text.strip():
+            return []
+        team = await self.team.find(workspace, text)
         with metrics.timed_match() as found:
-            matches = self.core.find(text, limit=1) if text.strip() else []
+            matches = team or self.core.find(text, limit=1)
             if matches:
                 found(matches[0].how)
         return matches
@@ -160,7 +169,7 @@ class ChatService:
         mode, bots = await self.channel(m.workspace, m.channel)
         if mode == "off" or (m.author.bot and not bots):
             return
-        matches = self._find(m.text)
+        matches = await self._find(m.workspace, m.text)
         key = keys.message(m.workspace, m.channel, m.ts)
         metrics.outcome("answered", matches[0].entry_id if matches else None)
         if matches:
@@ -170,9 +179,10 @@ class ChatService:
             await self.outbox.record(self._decision(m, "files", key, files=m.files), via)
         elif m.thread_ts != m.ts:
             await self.outbox.record(self._decision(m, "root", key), via)
-        else:
-            await self.unknowns.seen(m.workspace, m.channel, m.text, m.ts)
-            await self.outbox.record(self._decision(m, "nothing", key), via)
+        else:  # told privately, with what errkb could tell and *Add to errkb*
+            found = await self.unknowns.seen(m.workspace, m.channel, m.text, m.ts)
+            memo = (found, own_frame(m.text)) if found is not None else None
+            await self.outbox.record(self._decision(m, "nothing", key), via, memo=memo)
 
     def _decision(self, m: Incoming, kind: str, key: str, entry_id: str | None = None,
                   files: tuple[str, ...] = ()) -> Decision:
@@ -195,19 +205,29 @@ class ChatService:
         incoming = Incoming(d.workspace, d.channel, d.message_ts, d.thread_ts, Author(d.user, own=False, bot=False), "")
         if d.kind == "files":
             text = await self.outlet.read_files(list(d.files), via)
-            matches = self.core.find(text, limit=1) if text.strip() else []
+            matches = await self._find(d.workspace, text)
             if matches:  # already taken when that error is answered in this thread: nothing more to do
                 await self._decide_answer(incoming, matches[0], via, d.created_at)
             return True
         if d.kind == "root":
             root = await self.outlet.thread_root(d.channel, d.thread_ts, via)
-            matches = self.core.find(root.text, limit=1) if root and not root.author.own and root.text.strip() else []
+            matches = await self._find(d.workspace, root.text) if root and not root.author.own else []
             if matches:
                 if await self._decide_answer(incoming, matches[0], via, d.created_at):
                     return True
                 return await self._note(d, "already", via)
             return await self._note(d, "nothing", via)
+        if d.kind == "nothing" and job.memo is not None:
+            return await self._unknown_note(d, *job.memo, via)
         return await self._note(d, d.kind, via)
+
+    async def _unknown_note(self, d: Decision, found: Shape, frame: str | None, via: Via) -> bool:
+        """A mention on an unknown error: privately, what errkb could tell and *Add to errkb*."""
+        async with self._reader(d.workspace, d.user, via):
+            message = blocks.unknown_message(found.line, found.error_type, frame)
+        thread = d.thread_ts if d.thread_ts != d.message_ts else None
+        report = await self.outlet.send(Plan([Whisper(d.channel, d.user or "", thread, [message])]), via)
+        return report.ok
 
     async def _note(self, d: Decision, kind: str, via: Via) -> bool:
         async with self._reader(d.workspace, d.user, via):
@@ -229,7 +249,7 @@ class ChatService:
                 best = diagnosis.best
                 entry, shown = (best.entry, best) if best else (None, None)
             else:  # taken over from another process: the paste is gone, the entry is known
-                entry, shown = self.core.view(d.entry_id, live[d.entry_id]), None
+                entry, shown = await self.core.view(d.entry_id, live[d.entry_id]), None
             if entry is None:
                 return False
             self.writer.hit(d.workspace, entry.id, locale)
@@ -325,7 +345,7 @@ class ChatService:
             return None, None
         posted = found.posted
         with i18n.use_locale(posted.locale):
-            entry = self.core.view(posted.entry_id, found.feedback)
+            entry = await self.core.view(posted.entry_id, found.feedback)
             workaround = entry.workaround(posted.workaround) if entry else None
             if entry is None or workaround is None:
                 return None, None
@@ -476,8 +496,10 @@ class ChatService:
             remembering = await self.unknowns.remembers(workspace)
             unknown = tuple(UnknownLineView(u.shape, u.error_type, u.count, u.last_seen)
                             for u in (await self.unknowns.top(workspace) if remembering else []))
+            team = tuple(TeamLineView(r.entry_id, r.body.get("title", ""), r.author, r.status)
+                         for r in await self.store.team_entries(workspace))
             view = blocks.home_view(HomeView(await self.locales.setting(workspace, user), locale,
-                                             await self.core.usage(workspace=workspace), unknown, remembering))
+                                             await self.core.usage(workspace=workspace), unknown, remembering, team))
         await self.outlet.send(Plan([Publish(user, view)]), via)
 
     async def home_locale(self, workspace: str, user: str, setting: str, via: Via) -> None:
@@ -552,7 +574,7 @@ class ChatService:
         return [blocks.help_message()]
 
     async def _paste(self, c: Command) -> list[Message]:
-        matches = self.core.find(c.text, limit=1)
+        matches = await self._find(c.workspace, c.text)
         if matches:
             diagnosis = await self.core.explain(matches, record=False)
             if diagnosis.best is not None:
@@ -573,7 +595,7 @@ class ChatService:
         if files:
             text = "\n".join(p for p in (text, await self.outlet.read_files(files, via)) if p)
         async with self._reader(workspace, user, via):
-            matches = self.core.find(text, limit=1) if text.strip() else []
+            matches = await self._find(workspace, text)
             diagnosis = await self.core.explain(matches, record=False) if matches else None
             if diagnosis is not None and diagnosis.best is not None:
                 self.writer.hit(workspace, diagnosis.best.entry.id, i18n.current_locale())

@@ -74,7 +74,24 @@ class Publish:
     view: dict[str, Any]
 
 
-Action = Thread | Whisper | Reply | Update | Publish
+@dataclass(frozen=True)
+class OpenView:
+    """A modal opened for whoever clicked (``trigger_id`` lives three seconds)."""
+
+    trigger_id: str
+    view: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class UpdateView:
+    """Replace an open modal (``hash``: only if nobody changed it since, when given)."""
+
+    view_id: str
+    view: dict[str, Any]
+    hash: str | None = None
+
+
+Action = Thread | Whisper | Reply | Update | Publish | OpenView | UpdateView
 
 
 @dataclass(frozen=True)

@@ -50,6 +50,14 @@ class Outlet(Protocol):
         """The user's language as the platform reports it; None when it cannot be asked."""
         ...
 
+    async def is_admin(self, user: str, via: Via) -> bool:
+        """Whether ``user`` is an admin or owner of the workspace (False when it cannot be asked)."""
+        ...
+
+    async def group_members(self, group: str, via: Via) -> set[str]:
+        """The members of user group ``group`` (empty when it cannot be asked)."""
+        ...
+
     def via_for(self, workspace: str) -> Via:
         """A handle for ``workspace`` outside any request (work recovered after a restart)."""
         ...

@@ -86,7 +86,8 @@ def build_app(settings: Settings, service: ErrkbService, store: Store, update_de
                                    session=session)
 
     gateway = Gateway(client, settings.api_url, pace=pace, clients=clients)
-    chat = ChatService(service, store, gateway, update_delay)
+    chat = ChatService(service, store, gateway, update_delay, fixtures=settings.seeds_dir.parent / "tests" / "fixtures",
+                       reviewers=settings.reviewers)
     background = Inflight()
     listeners.register(app, chat, background)
     if oauth is not None:

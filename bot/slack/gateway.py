@@ -25,6 +25,7 @@ from bot.service.plans import (
     Action,
     Failure,
     Message,
+    OpenView,
     Plan,
     Publish,
     Reply,
@@ -32,6 +33,7 @@ from bot.service.plans import (
     Sent,
     Thread,
     Update,
+    UpdateView,
     Whisper,
 )
 from bot.service.ports import Author, Fetched, Via
@@ -112,6 +114,11 @@ class Gateway:
                              text=action.message["text"], blocks=action.message["blocks"])
         elif isinstance(action, Publish):
             await self._call(client, "views_publish", None, user_id=action.user, view=action.view)
+        elif isinstance(action, OpenView):
+            await self._call(client, "views_open", None, trigger_id=action.trigger_id, view=action.view)
+        elif isinstance(action, UpdateView):
+            await self._call(client, "views_update", None, view_id=action.view_id, view=action.view,
+                             **({"hash": action.hash} if action.hash else {}))
 
     async def _thread(self, action: Thread, via: Via, report: Report, on_sent: Callable[[Sent], None] | None) -> None:
         client = via.client or self.client
@@ -190,6 +197,24 @@ class Gateway:
             log.warning("users.info for %s failed (%s); using the cached locale", user, exc.reason)
             return None
         return (response.get("user") or {}).get("locale")
+
+    async def is_admin(self, user: str, via: Via) -> bool:
+        client = via.client or self.client
+        try:
+            found = (await self._call(client, "users_info", None, user=user)).get("user") or {}
+        except CallFailed as exc:
+            log.warning("users.info for %s failed (%s); not treated as an admin", user, exc.reason)
+            return False
+        return bool(found.get("is_admin") or found.get("is_owner") or found.get("is_primary_owner"))
+
+    async def group_members(self, group: str, via: Via) -> set[str]:
+        client = via.client or self.client
+        try:
+            response = await self._call(client, "usergroups_users_list", None, usergroup=group)
+        except CallFailed as exc:
+            log.warning("usergroups.users.list for %s failed (%s)", group, exc.reason)
+            return set()
+        return {str(u) for u in response.get("users") or ()}
 
     # --- one call ---------------------------------------------------------------------------
 

@@ -49,7 +49,7 @@ async def add(conn: AsyncConnection, workspace: str, author: str, locale: str, b
         example=example[:300], status="live", created_at=now, updated_at=now).returning(_T.c.id))).scalar_one()
     entry_id = team_entry_id(workspace, row_id)
     await conn.execute(update(TeamEntryRow).where(TeamEntryRow.id == row_id).values(entry_id=entry_id))
-    await put_entry(conn, team_entry(entry_id, locale, body, regex), now)
+    await put_entry(conn, team_entry(entry_id, locale, body, regex, author=author), now)
     found = await get(conn, entry_id)
     assert found is not None
     return found
@@ -67,7 +67,7 @@ async def edit(conn: AsyncConnection, entry_id: str, body: dict[str, Any], regex
     if editor is not None:
         values["reviewer"] = editor
     await conn.execute(update(TeamEntryRow).where(TeamEntryRow.entry_id == entry_id).values(**values))
-    await put_entry(conn, team_entry(entry_id, found.locale, body, regex, found.status), now,
+    await put_entry(conn, team_entry(entry_id, found.locale, body, regex, found.status, found.author), now,
                     retired=found.status == "retired")
     return await get(conn, entry_id)
 
@@ -82,7 +82,7 @@ async def set_status(conn: AsyncConnection, entry_id: str, status: str, reviewer
         return None
     await conn.execute(update(TeamEntryRow).where(TeamEntryRow.entry_id == entry_id).values(
         status=status, reviewer=reviewer, updated_at=max(now, found.updated_at + 1e-6)))
-    await put_entry(conn, team_entry(entry_id, found.locale, found.body, found.regex, status), now,
+    await put_entry(conn, team_entry(entry_id, found.locale, found.body, found.regex, status, found.author), now,
                     retired=status == "retired")
     return await get(conn, entry_id)
 

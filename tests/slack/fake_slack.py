@@ -77,6 +77,9 @@ class FakeSlack:
         self.locales: dict[str, str] = {}  # user id → Slack locale; users.info answers en-US otherwise
         self.threads: dict[tuple[str, str], list[dict[str, Any]]] = {}  # (channel, thread ts) → messages
         self.files: dict[str, tuple[dict[str, Any], bytes]] = {}
+        self.views: dict[str, dict[str, Any]] = {}  # modals opened (views.open) and as last updated
+        self.admins: set[str] = set()  # users.info says is_admin for these
+        self.groups: dict[str, set[str]] = {}  # user group id → members (usergroups.users.list)
         self.faults: list[Fault] = []
         self._ts = itertools.count(1)
         self._runner: web.AppRunner | None = None
@@ -293,7 +296,8 @@ class FakeSlack:
         if method == "chat.update":
             return {"ok": True, "channel": args.get("channel"), "ts": args.get("ts"), "text": args.get("text")}
         if method == "users.info":
-            user: dict[str, Any] = {"id": args.get("user"), "name": str(args.get("user")).lower(), "tz": "UTC"}
+            user: dict[str, Any] = {"id": args.get("user"), "name": str(args.get("user")).lower(), "tz": "UTC",
+                                    "is_admin": args.get("user") in self.admins, "is_owner": False}
             if str(args.get("include_locale")).lower() in ("true", "1"):
                 user["locale"] = self.locales.get(str(args.get("user")), "en-US")
             return {"ok": True, "user": user}
@@ -304,6 +308,21 @@ class FakeSlack:
             return {"ok": True, "messages": messages[: int(args.get("limit") or 100)], "has_more": False}
         if method == "views.publish":
             return {"ok": True, "view": {"id": "VHOME", **(args.get("view") or {})}}
+        if method == "views.open":
+            if not args.get("trigger_id"):
+                return {"ok": False, "error": "invalid_trigger_id"}
+            view_id = f"V{next(self._ts):06d}"
+            self.views[view_id] = args.get("view") or {}
+            return {"ok": True, "view": {"id": view_id, "hash": f"h-{view_id}-1", **self.views[view_id]}}
+        if method == "views.update":
+            view_id = str(args.get("view_id"))
+            if view_id not in self.views:
+                return {"ok": False, "error": "not_found"}
+            self.views[view_id] = args.get("view") or {}
+            return {"ok": True, "view": {"id": view_id, **self.views[view_id]}}
+        if method == "usergroups.users.list":
+            group = self.groups.get(str(args.get("usergroup")))
+            return {"ok": True, "users": sorted(group)} if group is not None else {"ok": False, "error": "no_such_subteam"}
         if method == "files.info":
             known = self.files.get(str(args.get("file")))
             return {"ok": True, "file": known[0]} if known else {"ok": False, "error": "file_not_found"}

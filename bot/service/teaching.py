@@ -1,0 +1,154 @@
+"""*Add to errkb*: a teammate teaches errkb an error it could not answer, and reviewers keep the result.
+
+The modal (``bot.render.modals``) opens on the masked line (never the paste) with a regex errkb
+proposes (``bot.kb.propose``); Enter in the regex field redraws the verdict; a valid submission stores
+the team entry, which answers in its workspace within seconds on every replica (``bot.service.team``).
+Reviewers (workspace admins and owners, or members of the user groups in ``ERRKB_REVIEWERS``) verify,
+edit or retire team entries from App Home; anyone else is told, privately, that they cannot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from bot import i18n
+from bot.i18n import _
+from bot.kb.propose import Issue, propose
+from bot.kb.shape import masked
+from bot.render import modals
+from bot.service.locales import Locales
+from bot.service.plans import OpenView, Plan, UpdateView
+from bot.service.ports import Outlet, Via
+from bot.service.team import TeamKnowledge
+from bot.store import Store
+from bot.store.views import TeamEntry
+
+log = logging.getLogger(__name__)
+
+OPEN_WAIT = 1.5  # seconds the modal waits for the proposed regex's verdict before opening without it
+
+
+def _lines(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def form_of(row: TeamEntry) -> dict[str, str]:
+    """A stored team entry as the modal's fields (its author's language)."""
+    body = row.body
+    return {"title": body.get("title", ""), "root_cause": body.get("root_cause", ""),
+            "workarounds": "\n".join(body.get("workarounds") or ()),
+            "dead_ends": "\n".join(body.get("dead_ends") or ()), "regex": row.regex}
+
+
+class Teaching:
+    def __init__(self, store: Store, team: TeamKnowledge, locales: Locales, outlet: Outlet,
+                 reviewers: tuple[str, ...] = (),
+                 home: Callable[[str, str, Via], Awaitable[None]] | None = None) -> None:
+        self.store = store
+        self.team = team
+        self.locales = locales
+        self.outlet = outlet
+        self.reviewers = reviewers
+        self.home = home  # redraws a user's App Home after a review
+
+    async def open(self, workspace: str, user: str, trigger_id: str, line: str, via: Via) -> None:
+        """*Add to errkb*: the modal on the masked line, with a proposed regex already checked."""
+        example = masked(line)
+        if not example:
+            return
+        form = {"regex": propose(example)}
+        locale = await self.locales.locale_for(workspace, user, via)
+        checking = asyncio.ensure_future(self.team.issues(workspace, form["regex"], example))
+        try:  # the trigger id lasts three seconds: without a verdict by then, Enter in the regex field gives it
+            issues: list[Issue] | None = await asyncio.wait_for(asyncio.shield(checking), OPEN_WAIT)
+        except TimeoutError:
+            issues = None
+        with i18n.use_locale(locale):
+            view = modals.teach_modal(example, form, {"line": example, "locale": locale},
+                                      None if issues is None else modals.verdict_text(issues))
+        await self.outlet.send(Plan([OpenView(trigger_id, view)]), via)
+
+    async def check(self, workspace: str, view_id: str, form: dict[str, str], meta: dict[str, Any],
+                    via: Via) -> None:
+        """Enter in the regex field: the same modal, its verdict redrawn for the regex as typed."""
+        example, locale, editing = self._meta(meta)
+        issues = await self.team.issues(workspace, form.get("regex", ""), example, editing)
+        with i18n.use_locale(locale):
+            view = modals.teach_modal(example, form, meta, modals.verdict_text(issues), editing=bool(editing))
+        await self.outlet.send(Plan([UpdateView(view_id, view)]), via)
+
+    async def submit(self, workspace: str, user: str, form: dict[str, str], meta: dict[str, Any],
+                     via: Via) -> dict[str, str]:
+        """Store the entry (or the reviewer's edit); the per-field errors of an invalid form ({}: stored)."""
+        example, locale, editing = self._meta(meta)
+        regex = form.get("regex", "").strip()
+        issues = await self.team.issues(workspace, regex, example, editing)
+        with i18n.use_locale(locale):
+            errors = modals.field_errors(form, issues)
+            if editing and not errors and not await self.is_reviewer(workspace, user, via):
+                errors = {"title": _("Only reviewers can edit team entries.")}
+        if errors:
+            return errors
+        body = {"title": form.get("title", ""), "root_cause": form.get("root_cause", ""),
+                "workarounds": _lines(form.get("workarounds", "")), "dead_ends": _lines(form.get("dead_ends", ""))}
+        if editing:
+            old = await self.store.team_entry(editing)
+            if old is None:
+                return {"title": _("This team entry no longer exists.")}
+            if old.body.get("other"):
+                body["other"] = old.body["other"]
+            await self.store.edit_team_entry(editing, body, regex, editor=user)
+            log.info("team entry %s edited by %s", editing, user)
+        else:
+            row = await self.store.add_team_entry(workspace, user, locale, body, regex, example)
+            log.info("team entry %s added by %s", row.entry_id, user)
+        self.team.forget(workspace)
+        return {}
+
+    @staticmethod
+    def _meta(meta: dict[str, Any]) -> tuple[str, str, str | None]:
+        locale = str(meta.get("locale") or "en")
+        return (masked(str(meta.get("line") or "")), locale if locale in i18n.SUPPORTED else "en",
+                str(meta["entry"]) if meta.get("entry") else None)
+
+    async def is_reviewer(self, workspace: str, user: str, via: Via) -> bool:
+        if await self.outlet.is_admin(user, via):
+            return True
+        for group in self.reviewers:
+            if user in await self.outlet.group_members(group, via):
+                return True
+        return False
+
+    async def review(self, workspace: str, user: str, trigger_id: str, value: str, via: Via) -> None:
+        """App Home's menu on a team entry: verify, edit (the modal, prefilled) or retire it."""
+        try:
+            data = json.loads(value)
+            entry_id, do = str(data["entry"]), str(data["do"])
+        except (ValueError, TypeError, KeyError):
+            return
+        row = await self.store.team_entry(entry_id)
+        if do not in modals.REVIEW_ACTIONS or row is None or row.workspace != workspace:
+            return
+        locale = await self.locales.locale_for(workspace, user, via)
+        if not await self.is_reviewer(workspace, user, via):
+            with i18n.use_locale(locale):
+                view = modals.notice_modal(_("Team entries"), _(
+                    "Only reviewers can verify, edit or retire team entries: workspace admins and owners, or the "
+                    "members of the user groups errkb was given. Ask one of them."))
+            await self.outlet.send(Plan([OpenView(trigger_id, view)]), via)
+            return
+        if do == "edit":
+            with i18n.use_locale(row.locale):
+                meta = {"line": row.example, "locale": row.locale, "entry": row.entry_id}
+                view = modals.teach_modal(row.example, form_of(row), meta, editing=True)
+            await self.outlet.send(Plan([OpenView(trigger_id, view)]), via)
+            return
+        await self.store.set_team_status(entry_id, "verified" if do == "verify" else "retired", user)
+        log.info("team entry %s %s by %s", entry_id, "verified" if do == "verify" else "retired", user)
+        self.team.forget(workspace)
+        if self.home is not None:
+            await self.home(workspace, user, via)

@@ -1,0 +1,86 @@
+"""Teaching errkb: *Add to errkb* (opens the modal), Enter in its regex field (redraws the verdict), its
+submission (stored, or ``response_action: errors`` per field) and App Home's reviewer menu."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from slack_bolt.async_app import AsyncApp
+from slack_bolt.context.async_context import AsyncBoltContext
+
+from bot.render import blocks, modals
+from bot.service import ChatService
+from bot.slack.listeners import parse
+from bot.slack.tasks import Inflight
+
+Ack = Callable[..., Awaitable[Any]]
+
+
+def form_of(view: dict[str, Any]) -> dict[str, str]:
+    """The modal's fields as typed (``view.state.values``); a missing one is empty."""
+    values = parse.field(parse.field(view, "state"), "values") or {}
+    form = {}
+    for block_id in modals.FIELDS:
+        block = values.get(block_id) if isinstance(values, dict) else None
+        element = next(iter(block.values()), None) if isinstance(block, dict) and block else None
+        form[block_id] = parse.text(parse.field(element, "value"))
+    return form
+
+
+def meta_of(view: dict[str, Any]) -> dict[str, Any]:
+    try:
+        meta = json.loads(parse.text(parse.field(view, "private_metadata")) or "{}")
+    except ValueError:
+        return {}
+    return meta if isinstance(meta, dict) else {}
+
+
+def register(app: AsyncApp, chat: ChatService, background: Inflight) -> None:
+    @app.action(blocks.ACTION_TEACH)
+    async def on_teach(ack: Ack, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext) -> None:
+        await ack()
+        clicked, via = parse.click(body, action, context), parse.via_of(context)
+        line = ""
+        with contextlib.suppress(ValueError, AttributeError):
+            line = str(json.loads(clicked.value).get("line") or "")
+
+        async def run() -> None:
+            if line and await chat.once(clicked.replay_key):
+                await chat.teaching.open(clicked.workspace, clicked.user, parse.text(body.get("trigger_id")), line,
+                                         via)
+
+        background.spawn(run())
+
+    @app.action(modals.ACTION_REGEX)
+    async def on_regex(ack: Ack, body: dict[str, Any], context: AsyncBoltContext) -> None:
+        await ack()
+        view = parse.field(body, "view") or {}
+        view_id = parse.slack_id(parse.field(view, "id"), "view_id")
+        if view_id:
+            background.spawn(chat.teaching.check(parse.workspace_of(context), view_id, form_of(view), meta_of(view),
+                                                 parse.via_of(context)))
+
+    @app.view(modals.CALLBACK_TEACH)
+    async def on_submit(ack: Ack, body: dict[str, Any], view: dict[str, Any], context: AsyncBoltContext) -> None:
+        user = parse.slack_id(parse.field(parse.field(body, "user"), "id"), "user")
+        errors = await chat.teaching.submit(parse.workspace_of(context), user, form_of(view), meta_of(view),
+                                            parse.via_of(context))
+        if errors:
+            await ack(response_action="errors", errors=errors)
+        else:
+            await ack()
+
+    @app.action(modals.ACTION_REVIEW)
+    async def on_review(ack: Ack, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext) -> None:
+        await ack()
+        clicked, via = parse.click(body, action, context), parse.via_of(context)
+
+        async def run() -> None:
+            if await chat.once(clicked.replay_key):
+                await chat.teaching.review(clicked.workspace, clicked.user, parse.text(body.get("trigger_id")),
+                                           clicked.value, via)
+
+        background.spawn(run())
