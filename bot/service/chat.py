@@ -152,10 +152,11 @@ class ChatService:
                 await self.unknowns.seen(m.workspace, m.channel, m.text, m.ts)
 
     async def _find(self, workspace: str, text: str) -> list[Match]:
-        """The best match for a message (the workspace's own team entries first), timed and counted by how."""
+        """The best match for a message (the workspace's own team entries first: they were taught on an
+        error line, so chat without one costs no store read), timed and counted by how it was found."""
         if not text.strip():
             return []
-        team = await self.team.find(workspace, text)
+        team = await self.team.find(workspace, text) if has_error_line(text) else []
         with metrics.timed_match() as found:
             matches = team or self.core.find(text, limit=1)
             if matches:
