@@ -259,8 +259,6 @@ async def soak(args: argparse.Namespace, tmp: Path) -> int:
     trace = {"ERRKB_TRACE_DIR": str(args.trace)} if args.trace else None
     proc, url = await start_bot(fake, db, log, trace)
     print(f"errkb serve pid {proc.pid} on {url}; {args.rate} events/s for {args.minutes} min; log {log}", flush=True)
-    print(f"{'t(s)':>6} {'sent':>7} {'RSS MiB':>8} {'DB MiB':>7} {'ev ids':>7} {'decis.':>7} {'errors':>6} "
-          f"{'>3s':>4} {'reply p50':>9} {'p95':>7}", flush=True)
     samples: list[Sample] = []
     inflight: set[asyncio.Task[None]] = set()
     gate = asyncio.Semaphore(256)
@@ -271,6 +269,8 @@ async def soak(args: argparse.Namespace, tmp: Path) -> int:
             if args.prime:
                 seen = await prime(url, rng, pastes, session, args.rate, fake, proc.pid)
             load = Load(url, rng, pastes, chat, session)
+            print(f"{'t(s)':>6} {'sent':>7} {'RSS MiB':>8} {'DB MiB':>7} {'ev ids':>7} {'decis.':>7} {'errors':>6} "
+                  f"{'>3s':>4} {'reply p50':>9} {'p95':>7}", flush=True)
             started = time.monotonic()
             end = started + args.minutes * 60
             next_sample = started + args.every

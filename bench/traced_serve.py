@@ -4,7 +4,8 @@ At each SIGUSR1 (the soak sends one with every sample) a thread writes ``N.snap`
 snapshot; none with ``ERRKB_TRACE_FRAMES=0``, which costs the bot nothing but the ``gc`` count) and
 ``N.json`` (RSS, the Python heap tracemalloc sees, glibc's mallinfo2 arena figures, the number of live
 objects by type from ``gc``, and asyncio's live tasks) into ``ERRKB_TRACE_DIR``. RSS minus the traced heap is
-native memory (RE2's compiled programs, SQLite, OpenSSL) plus what glibc holds but does not return.
+native memory (RE2's compiled programs, SQLite, OpenSSL) plus what glibc holds but does not return;
+with ``ERRKB_TRACE_TRIM=1`` each snapshot then calls ``malloc_trim(0)`` and notes the RSS after it.
 
     python bench/traced_serve.py serve     # same arguments and environment as ``errkb serve``
 """
@@ -73,8 +74,12 @@ def dump_forever(folder: Path, asked: threading.Event) -> None:
             tracemalloc.take_snapshot().dump(str(folder / f"{n}.snap"))
         counts = Counter(type(o).__qualname__ for o in gc.get_objects())
         figures = {"n": n, "rss": rss_bytes(), "traced": tracemalloc.get_traced_memory()[0], "malloc": mallinfo(),
-                   "tasks": live_tasks(_LOOP[0]), "objects": dict(counts.most_common(60)),
+                   "tasks": live_tasks(_LOOP[0]), "threads": threading.active_count(),
+                   "objects": dict(counts.most_common(60)),
                    "took": time.monotonic() - started}
+        if os.environ.get("ERRKB_TRACE_TRIM"):  # how much of glibc's free-but-kept memory goes back to the OS
+            ctypes.CDLL("libc.so.6").malloc_trim(0)
+            figures["rss_trimmed"] = rss_bytes()
         (folder / f"{n}.json").write_text(json.dumps(figures))
 
 

@@ -23,7 +23,7 @@ from slack_bolt.adapter.socket_mode.aiohttp import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot import i18n, logs, metrics
+from bot import i18n, logs, memory, metrics
 from bot.config import Settings
 from bot.diagnose import ErrkbService
 from bot.kb.knowledge import KnowledgeBase
@@ -247,11 +247,13 @@ async def prune_forever(store: Store, settings: Settings, every: float = PRUNE_E
 
 async def run(settings: Settings) -> None:
     running = await start(settings)
+    trimmer = asyncio.create_task(memory.trim_forever())  # RSS stays level (bot/memory.py)
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stopping.set)
     await stopping.wait()
+    trimmer.cancel()
     log.info("errkb: stopping; %d answers in flight", len(running.chat.outbox))
     await running.stop()
 
