@@ -54,6 +54,10 @@ def cmd_seed(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
     kb = KnowledgeBase.load(settings.seeds_dir)
+    if args.team:
+        from bot.cli_export import export_team
+
+        return export_team(args, kb, _with_service(kb, settings, lambda service: service.export_team(args.team)))
     raws, problems = _with_service(kb, settings, ErrkbService.export)
     if problems:
         for p in problems:
@@ -132,8 +136,11 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 def add_ops_commands(add) -> None:
     p = add("seed", cmd_seed, "Load the seeds into the store (idempotent; votes are kept).")
     p.add_argument("dir", nargs="?")
-    p = add("export", cmd_export, "Write seeds carrying the crowd-updated rates.")
+    p = add("export", cmd_export, "Write seeds carrying the crowd-updated rates (--team: a workspace's own entries "
+            "and suggested fixes, for an upstream pull request).", ("text", "json"))
     p.add_argument("--out", required=True)
+    p.add_argument("--team", metavar="TEAM_ID", help="write this workspace's team entries and suggested fixes as "
+                   "seeds/ and tests/fixtures/pastes/ under --out")
     p = add("stats", cmd_stats, "Entries per domain, most-matched entries, most-voted workarounds.", ("text", "json"))
     p.add_argument("--limit", type=int, default=10)
     p = add("db", cmd_db, "Database maintenance: upgrade (migrations), check or repair counters, prune old rows.")

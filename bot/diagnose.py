@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from bot.i18n import current_locale
@@ -40,10 +40,21 @@ from bot.views import (
 MAX_PASTE_CHARS = 200_000
 
 
+@dataclass
+class TeamExport:
+    """What ``errkb export --team`` writes: seed objects, changed translation overlays, fixtures by entry id."""
+
+    raws: list[dict[str, Any]] = field(default_factory=list)
+    translations: dict[str, dict[str, Any]] = field(default_factory=dict)
+    fixtures: dict[str, str] = field(default_factory=dict)  # a team entry's example line (masked)
+    fixes: int = 0
+    problems: list[Problem] = field(default_factory=list)
+
+
 class FeedbackSource(Protocol):
     """What the service needs of the store."""
 
-    async def feedback(self, entry_ids: Iterable[str]) -> dict[str, Feedback]: ...
+    async def feedback(self, entry_ids: Iterable[str], workspace: str | None = None) -> dict[str, Feedback]: ...
 
     async def record_hit(self, entry_id: str, locale: str, day: dt.date | None = None) -> None: ...
 
@@ -83,12 +94,12 @@ class ErrkbService:
         matches = self.kb.matcher.match(normalize(paste[offset:]), limit=limit)
         return [replace(m, span=(m.span[0] + offset, m.span[1] + offset)) for m in matches] if offset else matches
 
-    async def explain(self, matches: list[Match], record: bool = True,
-                      live: dict[str, Feedback] | None = None) -> Diagnosis:
-        """Views of ``matches`` in the current locale, with live numbers (read now unless given as
-        ``live``); counts the best as a hit when ``record``."""
+    async def explain(self, matches: list[Match], record: bool = True, live: dict[str, Feedback] | None = None,
+                      workspace: str | None = None) -> Diagnosis:
+        """Views of ``matches`` in the current locale, with live numbers (read now, with ``workspace``'s
+        suggested fixes, unless given as ``live``); counts the best as a hit when ``record``."""
         if live is None:
-            live = await self._feedback([m.entry_id for m in matches])
+            live = await self._feedback([m.entry_id for m in matches], workspace)
         views = [
             MatchView(self._entry_view(self._entry(m.entry_id), live.get(m.entry_id)), m.how, m.score, m.span,
                       m.line)
@@ -107,11 +118,12 @@ class ErrkbService:
         entry = await self.entry(entry_id)
         return None if entry is None else self._entry_view(entry, live)
 
-    async def show(self, entry_id: str) -> EntryView | None:
+    async def show(self, entry_id: str, workspace: str | None = None) -> EntryView | None:
+        """``entry_id`` with live numbers; with ``workspace``, with the fixes its members suggested too."""
         entry = await self.entry(entry_id)
         if entry is None:
             return None
-        live = await self._feedback([entry_id])
+        live = await self._feedback([entry_id], workspace)
         return self._entry_view(entry, live.get(entry_id))
 
     async def search(self, query: str, limit: int = 5, workspace: str | None = None) -> list[SearchResultView]:
@@ -134,7 +146,7 @@ class ErrkbService:
         stats = await self.store.stats(limit=max(4 * limit, 20), workspace=workspace)
         ids = dict.fromkeys([e.entry_id for e in stats.top_entries[:limit]]
                             + [w.entry_id for w in stats.top_workarounds])
-        live = await self._feedback([i for i in ids if i in self.kb.entries])
+        live = await self._feedback([i for i in ids if i in self.kb.entries], workspace)
         views = {i: self._entry_view(self.kb.entries[i], live.get(i)) for i in ids if i in self.kb.entries}
         top = [TopEntryView(e.entry_id, views[e.entry_id].signature, e.hits)
                for e in stats.top_entries[:limit] if e.entry_id in views]
@@ -164,6 +176,34 @@ class ErrkbService:
         raws = await self._stored().export_raws(self.kb.entries)
         return raws, [p for raw in raws for p in validate_entry(raw, raw.get("id", "?"))]
 
+    async def export_team(self, workspace: str) -> TeamExport:
+        """``workspace``'s live team entries (their example line as a fixture) and its suggested fixes, appended
+        to their entries, as seed objects; see ``bot.store.export.with_suggestions``."""
+        from bot.kb.team_entry import team_raw
+        from bot.store.export import with_suggestions
+
+        store = self._stored()
+        team = await store.team_entries(workspace, ("live", "verified"))
+        fixes = await store.suggested_fixes(workspace)
+        live = await store.feedback([t.entry_id for t in team] + list(fixes), workspace)
+        found = TeamExport()
+        for t in team:
+            raw, _ = with_suggestions(team_raw(t.entry_id, t.locale, t.body, t.regex, t.status),
+                                      fixes.get(t.entry_id, ()), live[t.entry_id])
+            found.raws.append(raw)
+            found.fixtures[t.entry_id] = t.example
+        for entry_id, mine in fixes.items():
+            entry = self.kb.entries.get(entry_id)
+            if entry is None or entry_id in found.fixtures:
+                continue  # a fix on a retired entry, or on a team entry already written
+            raw, overlay = with_suggestions(entry.raw, mine, live[entry_id], entry.translations or None)
+            found.raws.append(raw)
+            if overlay:
+                found.translations[entry_id] = overlay
+        found.fixes = sum(len(f) for i, f in fixes.items() if i in found.fixtures or i in self.kb.entries)
+        found.problems.extend(p for raw in found.raws for p in validate_entry(raw, raw["id"]))
+        return found
+
     async def stats(self, limit: int = 10) -> tuple[dict[str, int], Stats]:
         """Entries per domain, and the store's usage figures."""
         domains = Counter(e.domain for e in self.kb.entries.values())
@@ -176,10 +216,10 @@ class ErrkbService:
             return [f"{fixed} counter(s) repaired"] if fixed else []
         return await self._stored().check()
 
-    async def _feedback(self, entry_ids: list[str]) -> dict[str, Feedback]:
+    async def _feedback(self, entry_ids: list[str], workspace: str | None = None) -> dict[str, Feedback]:
         if self.store is None or not entry_ids:
             return {}
-        return await self.store.feedback(entry_ids)
+        return await self.store.feedback(entry_ids, workspace)
 
     def _entry_view(self, entry: Entry, live: Feedback | None) -> EntryView:
         live = live or Feedback()
@@ -197,6 +237,15 @@ class ErrkbService:
             view = WorkaroundView(w.index, text, rate, tally.up, tally.down, untranslated, condition, w.prior,
                                   cond_untranslated)
             ranked.append((bound, -w.index, view))
+        for s in live.suggested:
+            tally = live.workarounds.get(s.index, feedback.Tally())
+            if (s.locale == "zh") == zh or not s.text_other:  # the author's language, or all there is
+                text, untranslated = s.text, (s.locale == "zh") != zh
+            else:
+                text, untranslated = s.text_other, False
+            view = WorkaroundView(s.index, text, feedback.suggested_rate(tally), tally.up, tally.down, untranslated,
+                                  author=s.author)
+            ranked.append((feedback.suggested_lower_bound(tally), -s.index, view))
         ranked.sort(key=lambda item: (item[0], item[1]), reverse=True)
         workarounds = [view for _bound, _i, view in ranked]
         dead_ends = []

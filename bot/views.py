@@ -28,6 +28,7 @@ class WorkaroundView:
     condition: str = ""
     prior: float | None = None  # the KB authors' estimate before any vote here
     condition_untranslated: bool = False
+    author: str | None = None  # who suggested it in this workspace (None: the KB's own fix)
 
     @property
     def votes(self) -> int:

@@ -153,3 +153,17 @@ def message_shortcut(text: str, response_url: str, user: str = "U_EN", channel: 
         "token": "legacy-verification-token", "action_ts": f"{time.time():.6f}",
     }
     return {"payload": json.dumps(payload)}
+
+
+def view_submission(callback_id: str, values: dict[str, dict[str, str | None]], private_metadata: str = "",
+                    user: str = "U_EN") -> dict[str, str]:
+    """A modal submitted: ``values`` is {block_id: {action_id: text typed (None: left empty)}}."""
+    state = {block: {action: {"type": "plain_text_input", "value": value} for action, value in actions.items()}
+             for block, actions in values.items()}
+    payload = {
+        "type": "view_submission", "team": {"id": TEAM, "domain": "fake"}, "user": {"id": user, "team_id": TEAM},
+        "api_app_id": APP, "token": "legacy-verification-token", "trigger_id": f"trigger.{uuid.uuid4().hex[:8]}",
+        "view": {"id": "V0MODAL", "type": "modal", "callback_id": callback_id, "private_metadata": private_metadata,
+                 "state": {"values": state}, "team_id": TEAM},
+    }
+    return {"payload": json.dumps(payload)}

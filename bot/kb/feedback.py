@@ -13,6 +13,13 @@ Success rate is the posterior mean of a Beta prior centred on the seed's ``succe
 
 and workarounds are ranked by a lower bound of that posterior (mean − 1.2816·sd, a one-sided
 90% bound), so a single 👍 cannot lift a weak workaround above a well-established one.
+
+A fix a teammate suggests from Slack (``Suggested``) starts from a deliberately weak prior: 50%
+worth one vote (``SUGGESTED_PRIOR``, ``SUGGESTED_WEIGHT``). The KB's authored priors are worth
+2–10 votes because an author researched them; a suggestion is one person's report, so it must earn
+its rank: unvoted it ranks below the KB's usual fixes (lower bound ≈ 0.05), three 👍 out of three lift it
+above a typical authored 70% fix, and a 👎 sinks it at once. Its workaround index is
+``SUGGESTED_BASE`` + its id, far above any KB index, so votes address it like any other fix.
 """
 
 from __future__ import annotations
@@ -108,6 +115,42 @@ class EntryFeedback:
     diagnosis: Tally = field(default_factory=Tally)
     distinct_voters: int = 0
     last_confirmed: dt.date | None = None
+    suggested: tuple[Suggested, ...] = ()  # this workspace's suggested fixes (their tallies in ``workarounds``)
+
+
+# Suggested fixes: indexes from SUGGESTED_BASE on (never a KB workaround's), a 50% prior worth one vote.
+SUGGESTED_BASE = 1_000_000
+SUGGESTED_PRIOR = 0.5
+SUGGESTED_WEIGHT = 1.0
+
+
+@dataclass(frozen=True)
+class Suggested:
+    """A fix a teammate added to an entry in their workspace; ``text`` is in the author's ``locale``,
+    ``text_other`` (None until someone adds it) in the other language."""
+
+    index: int
+    author: str
+    locale: str
+    text: str
+    text_other: str | None = None
+
+
+def suggested_index(fix_id: int) -> int:
+    """The workaround index a suggested fix is voted on by."""
+    return SUGGESTED_BASE + fix_id
+
+
+def is_suggested(index: int) -> bool:
+    return index >= SUGGESTED_BASE
+
+
+SUGGESTED_KEY_PREFIX = "team-fix-"
+
+
+def suggested_key(index: int) -> str:
+    """The identity key of a suggested fix's workaround (``key`` in a seed claims it; see ``bot.store.identity``)."""
+    return f"{SUGGESTED_KEY_PREFIX}{index - SUGGESTED_BASE}"
 
 
 def prior_weight(confidence: float) -> float:
@@ -115,17 +158,34 @@ def prior_weight(confidence: float) -> float:
     return 2.0 + 8.0 * min(max(confidence, 0.0), 1.0)
 
 
+def _mean(prior: float, n0: float, tally: Tally) -> float:
+    return (prior * n0 + tally.up) / (n0 + tally.up + tally.down)
+
+
+def _lower_bound(prior: float, n0: float, tally: Tally) -> float:
+    n = n0 + tally.up + tally.down
+    mean = _mean(prior, n0, tally)
+    return max(0.0, mean - LOWER_BOUND_Z * math.sqrt(mean * (1.0 - mean) / (n + 1.0)))
+
+
 def success_rate(prior: float, confidence: float, tally: Tally) -> float:
     """Posterior mean success rate of a workaround."""
-    n0 = prior_weight(confidence)
-    return (prior * n0 + tally.up) / (n0 + tally.up + tally.down)
+    return _mean(prior, prior_weight(confidence), tally)
 
 
 def rate_lower_bound(prior: float, confidence: float, tally: Tally) -> float:
     """A one-sided 90% lower bound of the success rate, used to rank workarounds."""
-    n = prior_weight(confidence) + tally.up + tally.down
-    mean = success_rate(prior, confidence, tally)
-    return max(0.0, mean - LOWER_BOUND_Z * math.sqrt(mean * (1.0 - mean) / (n + 1.0)))
+    return _lower_bound(prior, prior_weight(confidence), tally)
+
+
+def suggested_rate(tally: Tally) -> float:
+    """A suggested fix's success rate: its votes on the weak prior."""
+    return _mean(SUGGESTED_PRIOR, SUGGESTED_WEIGHT, tally)
+
+
+def suggested_lower_bound(tally: Tally) -> float:
+    """A suggested fix's ranking bound, comparable with ``rate_lower_bound`` of the KB's fixes."""
+    return _lower_bound(SUGGESTED_PRIOR, SUGGESTED_WEIGHT, tally)
 
 
 def fix_success_rate(rates: Iterable[float]) -> float:

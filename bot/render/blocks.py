@@ -30,10 +30,12 @@ ACTION_POST = "errkb_post_entry"
 ACTION_HOME_LOCALE = "errkb_home_locale"
 ACTION_OTHER_FIXES = "errkb_other_fixes"
 ACTION_DETAILS = "errkb_details"
-ACTION_OVERFLOW = "errkb_answer_menu"  # its options: OPTION_WRONG_ERROR
+ACTION_OVERFLOW = "errkb_answer_menu"  # its options: OPTION_WRONG_ERROR, OPTION_SUGGEST_FIX
 ACTION_SHOW = "errkb_show_entry"
 ACTION_TEACH = "errkb_teach"  # *Add to errkb* on an unknown error: opens the modal (bot.render.modals)
+ACTION_SUGGEST_FIX = "errkb_suggest_fix"  # on a fix message; the answer has it in its ⋮ menu
 OPTION_WRONG_ERROR = "wrong_error"
+OPTION_SUGGEST_FIX = "suggest_fix"
 RELATED_PER_KIND = 5
 
 Message = dict[str, Any]
@@ -143,8 +145,10 @@ def answer_message(entry: EntryView, match: MatchView | None = None, private: bo
         buttons.append(_other_language_button(entry.id, match))
     buttons.append({
         "type": "overflow", "action_id": ACTION_OVERFLOW,
-        "options": [{"text": {"type": "plain_text", "text": _clip(_("Wrong error? Tell us"), BUTTON_TEXT_LIMIT)},
-                     "value": menu_value(entry.id, OPTION_WRONG_ERROR)}],
+        "options": [{"text": {"type": "plain_text", "text": _clip(text, BUTTON_TEXT_LIMIT)},
+                     "value": menu_value(entry.id, option)}
+                    for text, option in ((_("Wrong error? Tell us"), OPTION_WRONG_ERROR),
+                                         (_("Suggest a fix"), OPTION_SUGGEST_FIX))],
     })
     blocks.append({"type": "actions", "elements": buttons})
     if best is not None and not private:
@@ -158,7 +162,8 @@ def fix_message(entry: EntryView, workaround: WorkaroundView, rank: int, private
     blocks = [
         _section(f"*{fmt_number(rank)}.* {_fix_text(workaround)}"),
         _context(labels.success_text(workaround, entry.verification_tier)),
-        {"type": "actions", "elements": _vote_buttons(entry, workaround)},
+        {"type": "actions", "elements": [*_vote_buttons(entry, workaround),
+                                         _button(_("Suggest a fix"), ACTION_SUGGEST_FIX, entry.id)]},
     ]
     if not private:
         blocks.append(_context(_("👍 or 👎 on this message votes for this fix.")))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from bot.i18n import _, fmt_date, fmt_number, fmt_percent, ngettext
 from bot.render.summary import plain_name
 from bot.views import DeadEndView, EntryView, MatchView, WorkaroundView
@@ -48,7 +50,11 @@ def rate_basis(w: WorkaroundView) -> str:
 
 
 def success_text(w: WorkaroundView, tier: str = "ai_generated") -> str:
-    """The rate and where it comes from: the authors' estimate, votes here, or both."""
+    """The rate and where it comes from: the authors' estimate, votes here, or both; for a fix a teammate
+    suggested, who did and the votes it has here."""
+    if w.author is not None:
+        return (_("suggested by {author}, no votes yet") if not w.votes else
+                _("suggested by {author}; {people}")).format(author=author_mention(w.author), people=people_text(w))
     prior = w.success_rate if w.prior is None else w.prior
     if not w.votes:
         return _("estimated {rate}, {source}, no votes here yet").format(rate=fmt_percent(prior),
@@ -58,6 +64,11 @@ def success_text(w: WorkaroundView, tier: str = "ai_generated") -> str:
         return people
     return _("{people}; {rate} with the {source} estimate of {prior}").format(
         people=people, rate=fmt_percent(w.success_rate), source=source_label(tier), prior=fmt_percent(w.prior))
+
+
+def author_mention(user: str) -> str:
+    """A Slack user mention of a stored author id (anything else is shown as typed, never as markup)."""
+    return f"<@{user}>" if re.fullmatch(r"[UW][A-Z0-9_]{1,30}", user) else user.replace("<", "‹").replace(">", "›")
 
 
 def people_text(w: WorkaroundView) -> str:

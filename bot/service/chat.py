@@ -32,6 +32,7 @@ from bot.service.locales import Locales
 from bot.service.outbox import Job, Later, Outbox
 from bot.service.plans import About, Message, Plan, Post, Publish, Reply, Sent, Thread, Update, Whisper
 from bot.service.ports import Author, Outlet, Via
+from bot.service.suggest import Suggestions
 from bot.service.teach import Unknowns
 from bot.service.teaching import Teaching
 from bot.service.team import TeamKnowledge
@@ -100,7 +101,8 @@ class ChatService:
         self.updates = Refresher(self._render_update, self._send_update, self._shown_now, update_delay)
         self._channels: Expiring[tuple[str, str], tuple[str, bool]] = Expiring(CHANNEL_TTL, stale=STALE_FOR)
         self._vias: Expiring[str, Via] = Expiring(3600.0, size=1000)
-        self._live: Expiring[str, EntryFeedback] = Expiring(FEEDBACK_TTL)
+        self._live: Expiring[tuple[str, str], EntryFeedback] = Expiring(FEEDBACK_TTL)  # (workspace, entry)
+        self.suggestions = Suggestions(core, store, outlet, self.locales, lambda w, e: self._live.forget((w, e)))
         # (workspace, channel, ts) of a posted answer → how it matched and the reader's quoted line
         self._shown: Expiring[tuple[str, str, str], tuple[str, float, str]] = Expiring(SHOWN_TTL, size=20_000)
 
@@ -244,7 +246,8 @@ class ChatService:
             return await self._post_answer(d, Plan([memo]), via)
         match = memo
         async with self._reader(d.workspace, d.user, via) as locale:
-            live = {d.entry_id: await self._live.get(d.entry_id, lambda: self._read_feedback(d.entry_id))}
+            live = {d.entry_id: await self._live.get((d.workspace, d.entry_id),
+                                                     lambda: self._read_feedback(d.workspace, d.entry_id))}
             if match is not None and match.entry_id == d.entry_id:
                 diagnosis = await self.core.explain([match], record=False, live=live)
                 best = diagnosis.best
@@ -276,8 +279,8 @@ class ChatService:
             return True  # what was posted stays; the rest cannot be posted there
         return Later(RESUME_AFTER, rest)
 
-    async def _read_feedback(self, entry_id: str) -> EntryFeedback:
-        return (await self.store.feedback([entry_id]))[entry_id]
+    async def _read_feedback(self, workspace: str, entry_id: str) -> EntryFeedback:
+        return (await self.store.feedback([entry_id], workspace))[entry_id]
 
     def _posted(self, workspace: str, sent: Sent, match: MatchView | None = None) -> None:
         about = sent.post.about
@@ -306,7 +309,7 @@ class ChatService:
             metrics.VOTES.labels("reaction", str(bool(outcome.changed)).lower()).inc()
             metrics.outcome("answered", outcome.posted.entry_id)
         if outcome.changed and outcome.posted is not None:
-            self._live.forget(outcome.posted.entry_id)
+            self._live.forget((workspace, outcome.posted.entry_id))
         if outcome.changed and outcome.posted is not None and outcome.posted.workaround is not None:
             self._refresh(workspace, channel, ts, via)
 
@@ -323,14 +326,14 @@ class ChatService:
             return
         metrics.VOTES.labels("button", str(bool(outcome.changed)).lower()).inc()
         if outcome.changed:
-            self._live.forget(outcome.posted.entry_id if outcome.posted else entry_id)
+            self._live.forget((click.workspace, outcome.posted.entry_id if outcome.posted else entry_id))
         if click.ts is not None and outcome.posted is not None:
             if outcome.changed:
                 self._refresh(click.workspace, click.channel, click.ts, via)
             return
         if click.ts is None:  # an ephemeral message cannot be updated in place: say it privately
             async with self._reader(click.workspace, click.user, via):
-                entry = await self.core.show(entry_id)
+                entry = await self.core.show(entry_id, click.workspace)
                 workaround = entry.workaround(index) if entry else None
                 if workaround is not None:
                     await self.outlet.send(Plan([Reply([blocks.vote_receipt(workaround)])]), via)
@@ -391,7 +394,7 @@ class ChatService:
             thread = await self.store.thread_messages(click.workspace, click.channel, posted.thread_ts)
             shown = {m.workaround for m in thread if m.entry_id == click.value and m.workaround is not None}
             with i18n.use_locale(posted.locale):
-                entry = await self.core.show(click.value)
+                entry = await self.core.show(click.value, click.workspace)
                 if entry is None:
                     return
                 rest = [w for w in entry.workarounds if w.index not in shown]
@@ -406,7 +409,7 @@ class ChatService:
             await self.outlet.send(plan, via, on_sent=lambda sent: self._posted(click.workspace, sent))
             return
         async with self._reader(click.workspace, click.user, via):
-            entry = await self.core.show(click.value)
+            entry = await self.core.show(click.value, click.workspace)
             if entry is not None:
                 messages = [m for m, _index in blocks.other_fix_messages(entry, private=True)]
                 await self.outlet.send(Plan([Reply(messages[:MAX_RESPONSES])]), via)
@@ -414,7 +417,7 @@ class ChatService:
     async def details(self, click: Click, via: Via) -> None:
         """*Why / what not to try*: the dead ends, versions, docs and related errors, to whoever asked."""
         async with self._reader(click.workspace, click.user, via):
-            entry = await self.core.show(click.value)
+            entry = await self.core.show(click.value, click.workspace)
             if entry is None:
                 return
             message = blocks.details_message(entry)
@@ -423,18 +426,22 @@ class ChatService:
     async def show_entry(self, click: Click, via: Via) -> None:
         """A related error's compact answer, privately, in the clicker's language."""
         async with self._reader(click.workspace, click.user, via):
-            entry = await self.core.show(click.value)
+            entry = await self.core.show(click.value, click.workspace)
             if entry is None:
                 return
             message = blocks.answer_message(entry, private=True)
         await self._privately(click, message, via)
 
     async def answer_menu(self, click: Click, via: Via) -> None:
-        """The answer's ⋮ menu: *Wrong error?* counts against the diagnosis, never against a fix."""
+        """The answer's ⋮ menu: *Wrong error?* counts against the diagnosis, never against a fix;
+        *Suggest a fix* opens its form."""
         try:
             data = json.loads(click.value)
             entry_id, option = str(data["entry"]), str(data["option"])
         except (ValueError, TypeError, KeyError):
+            return
+        if option == blocks.OPTION_SUGGEST_FIX:
+            await self.suggestions.open(click, entry_id, via)
             return
         if option != blocks.OPTION_WRONG_ERROR:
             return
@@ -458,7 +465,7 @@ class ChatService:
         shown = posted.locale if posted else await self.locales.locale_for(click.workspace, click.user, via)
         entry_id, line, score = clicked_answer(click.value)
         with i18n.use_locale("en" if shown == "zh" else "zh"):
-            entry = await self.core.show(entry_id)
+            entry = await self.core.show(entry_id, click.workspace)
             if entry is None:
                 return
             match = (MatchView(entry, "regex" if score is None else "fuzzy", 1.0 if score is None else float(score),
@@ -469,7 +476,7 @@ class ChatService:
     async def post_entry(self, click: Click, via: Via) -> None:
         """A search result posted to the channel as a new thread, in the clicker's language."""
         async with self._reader(click.workspace, click.user, via) as locale:
-            entry = await self.core.show(click.value)
+            entry = await self.core.show(click.value, click.workspace)
             if entry is None:
                 return
             failed = [blocks.notice(_("I couldn't post in this channel. Invite me first: `/invite @errkb`."))]
@@ -525,8 +532,8 @@ class ChatService:
             return [usage("/errkb search <words>")]
         return [blocks.search_message(query, await self.core.search(query, limit=5, workspace=c.workspace))]
 
-    async def _show(self, entry_id: str, _c: Command) -> list[Message]:
-        entry = await self.core.show(entry_id) if entry_id else None
+    async def _show(self, entry_id: str, c: Command) -> list[Message]:
+        entry = await self.core.show(entry_id, c.workspace) if entry_id else None
         if entry is None:
             return [blocks.notice(_("There is no entry `{id}`. Try {search}.").format(
                 id=blocks.escape(entry_id[:200]) or "?", search=f"`{blocks.escape('/errkb search <words>')}`"))]
@@ -577,7 +584,7 @@ class ChatService:
     async def _paste(self, c: Command) -> list[Message]:
         matches = await self._find(c.workspace, c.text)
         if matches:
-            diagnosis = await self.core.explain(matches, record=False)
+            diagnosis = await self.core.explain(matches, record=False, workspace=c.workspace)
             if diagnosis.best is not None:
                 self.writer.hit(c.workspace, diagnosis.best.entry.id, i18n.current_locale())
                 return [blocks.answer_message(diagnosis.best.entry, diagnosis.best, private=True)]
@@ -597,7 +604,7 @@ class ChatService:
             text = "\n".join(p for p in (text, await self.outlet.read_files(files, via)) if p)
         async with self._reader(workspace, user, via):
             matches = await self._find(workspace, text)
-            diagnosis = await self.core.explain(matches, record=False) if matches else None
+            diagnosis = await self.core.explain(matches, record=False, workspace=workspace) if matches else None
             if diagnosis is not None and diagnosis.best is not None:
                 self.writer.hit(workspace, diagnosis.best.entry.id, i18n.current_locale())
                 messages = [blocks.answer_message(diagnosis.best.entry, diagnosis.best, private=True)]

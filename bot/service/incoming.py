@@ -32,6 +32,7 @@ class Click:
     thread_ts: str | None
     at: float  # when it was clicked (Slack's action_ts)
     replay_key: str  # the same for Slack's replays of one click
+    trigger_id: str = ""  # lets the reply open a modal (for a few seconds after the click)
 
 
 @dataclass(frozen=True)

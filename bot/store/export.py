@@ -1,4 +1,5 @@
-"""``errkb export``: seeds carrying the crowd's numbers, which re-seed without counting votes twice.
+"""``errkb export``: seeds carrying the crowd's numbers, which re-seed without counting votes twice;
+and (``with_suggestions``) a team's suggested fixes appended to their entries.
 
 Pure code. Only entries with votes change; an entry nobody voted on is written back as it was.
 The authored prior stays beside each crowd-updated number (``seed_success_rate``,
@@ -10,11 +11,12 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+from collections.abc import Sequence
 from typing import Any
 
 from bot.kb import feedback
 from bot.kb.entry import SEED_EVIDENCE_KEY, SEED_PRIOR_KEY, Entry
-from bot.kb.feedback import EntryFeedback
+from bot.kb.feedback import EntryFeedback, Suggested
 
 DECIMALS = 3
 
@@ -22,7 +24,7 @@ DECIMALS = 3
 def crowd_raw(entry: Entry, live: EntryFeedback) -> dict[str, Any]:
     """A deep copy of ``entry.raw`` (unknown keys kept) with the crowd-updated numbers."""
     raw = copy.deepcopy(entry.raw)
-    voted = any(t.up or t.down for t in live.workarounds.values())
+    voted = any(t.up or t.down for i, t in live.workarounds.items() if not feedback.is_suggested(i))
     rates = []
     for w, item in zip(entry.workarounds, raw.get("workarounds") or [], strict=True):
         tally = live.workarounds.get(w.index, feedback.Tally())
@@ -47,3 +49,26 @@ def _date(value: Any) -> dt.date:
         return dt.date.fromisoformat(value)
     except (TypeError, ValueError):
         return dt.date.min
+
+
+def with_suggestions(raw: dict[str, Any], fixes: Sequence[Suggested], live: EntryFeedback,
+                     overlay: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """``raw`` (and its translations ``overlay``) with each suggested fix appended as a workaround.
+
+    Each keeps its target's key (``team-fix-<id>``), so seeding the file claims the suggestion, votes and
+    all, instead of adding it twice; ``success_rate`` carries its votes and ``seed_success_rate`` the
+    weak prior it started from. Its Chinese goes where the entry keeps Chinese (``""`` until written:
+    a Chinese reader then sees the English, marked untranslated)."""
+    raw, overlay = copy.deepcopy(raw), copy.deepcopy(overlay)
+    zh_list = raw.get("workarounds_zh") if "workarounds_zh" in raw else (overlay or {}).get("workarounds_zh")
+    texts = [(f, *((f.text_other or f.text, f.text) if f.locale == "zh" else (f.text, f.text_other))) for f in fixes]
+    if zh_list is None and any(chinese for _f, _english, chinese in texts):
+        zh_list = raw["workarounds_zh"] = [""] * len(raw["workarounds"])  # aligned; the KB's own untranslated
+    for fix, english, chinese in texts:
+        rate = feedback.suggested_rate(live.workarounds.get(fix.index, feedback.Tally()))
+        raw["workarounds"].append({"action": english, "success_rate": round(rate, DECIMALS),
+                                   SEED_PRIOR_KEY: feedback.SUGGESTED_PRIOR, "how": "", "condition": "",
+                                   "sources": [], "key": feedback.suggested_key(fix.index)})
+        if isinstance(zh_list, list):
+            zh_list.append(chinese or "")
+    return raw, overlay

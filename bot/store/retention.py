@@ -12,13 +12,14 @@ installation; its votes on KB entries are folded into the targets' anonymous cou
 from __future__ import annotations
 
 import datetime as dt
+import time
 from dataclasses import dataclass, field
 
 from sqlalchemy import Integer, case, delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.config import Retention
-from bot.store import team_entries
+from bot.store import team_entries, team_fixes
 from bot.store.models import (
     SLACK_BOTS,
     SLACK_INSTALLATIONS,
@@ -96,6 +97,7 @@ async def delete_workspace(conn: AsyncConnection, team_id: str) -> Removed:
         ("slack_bots", SLACK_BOTS, SLACK_BOTS.c.team_id),
     ):
         removed.add(name, (await conn.execute(delete(table).where(column == team_id))).rowcount)
+    await team_fixes.retire_workspace(conn, team_id, time.time())  # their KB entries' targets stop taking votes
     for name, count in (await team_entries.delete_workspace(conn, team_id)).items():
         removed.add(name, count)
     return removed

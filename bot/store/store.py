@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -15,8 +16,8 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.kb.entry import Entry
-from bot.kb.feedback import EntryFeedback, Tally
-from bot.store import decisions, integrity, retention, slack_state, stats, sync, team, team_entries, votes
+from bot.kb.feedback import EntryFeedback, Suggested, Tally
+from bot.store import decisions, integrity, retention, slack_state, stats, sync, team, team_entries, team_fixes, votes
 from bot.store.engine import WRITE_OPTION, Database, unavailable
 from bot.store.export import crowd_raw
 from bot.store.migrate import HEAD, upgrade_database
@@ -37,6 +38,14 @@ from bot.store.views import (
     VoteResult,
     WriteBatch,
 )
+
+
+async def _feedback(conn: AsyncConnection, entry_ids: list[str], workspace: str | None) -> dict[str, EntryFeedback]:
+    live = await votes.feedback(conn, entry_ids)
+    if workspace is None:
+        return live
+    mine = await team_fixes.suggested(conn, workspace, entry_ids)
+    return {i: replace(f, suggested=mine[i]) if i in mine else f for i, f in live.items()}
 
 
 class Store:
@@ -76,11 +85,12 @@ class Store:
         sync.refuse_invalid(entries)
         return await self._db.write(partial(sync.sync, entries=entries, now=self.clock()))
 
-    async def feedback(self, entry_ids: Iterable[str]) -> dict[str, EntryFeedback]:
+    async def feedback(self, entry_ids: Iterable[str], workspace: str | None = None) -> dict[str, EntryFeedback]:
+        """Votes per entry; with ``workspace``, also the fixes its members suggested (``EntryFeedback.suggested``)."""
         ids = list(dict.fromkeys(entry_ids))
         if not ids:
             return {}
-        return await self._db.read(partial(votes.feedback, entry_ids=ids))
+        return await self._db.read(partial(_feedback, entry_ids=ids, workspace=workspace))
 
     async def export_raws(self, entries: Mapping[str, Entry]) -> list[dict]:
         """Each entry's raw object with the crowd-updated numbers (see ``bot.store.export``)."""
@@ -188,6 +198,18 @@ class Store:
         """Changes whenever one of ``workspace``'s team entries is added, edited or changes status."""
         return await self._db.read(partial(team_entries.version, workspace=workspace))
 
+    # --- suggested fixes (``bot.store.team_fixes``) -----------------------------------------
+
+    async def suggest_fix(self, workspace: str, entry_id: str, author: str, locale: str, text: str,
+                          text_other: str | None = None) -> Suggested | None:
+        """Add ``author``'s fix to ``entry_id``'s workarounds in ``workspace``; None when the entry is not live."""
+        return await self._db.write(partial(team_fixes.add, workspace=workspace, entry_id=entry_id, author=author,
+                                            locale=locale, text=text, text_other=text_other, now=self.clock()))
+
+    async def suggested_fixes(self, workspace: str) -> dict[str, tuple[Suggested, ...]]:
+        """Every live suggestion of ``workspace``, by entry id."""
+        return await self._db.read(partial(team_fixes.suggested, workspace=workspace))
+
     # --- retention ------------------------------------------------------------------------
 
     async def prune(self, keep: retention.Retention) -> retention.Removed:
@@ -284,7 +306,7 @@ class Store:
                 return None
             thread = (await slack_state.thread_messages(conn, workspace, channel, posted.thread_ts)
                       if posted.thread_ts else [])
-            live = await votes.feedback(conn, [posted.entry_id])
+            live = await _feedback(conn, [posted.entry_id], workspace)
             return MessageView(posted, thread, live[posted.entry_id])
         return await self._db.read(work)
 

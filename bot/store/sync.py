@@ -7,13 +7,14 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import select, text, update
+from sqlalchemy import or_, select, text, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.kb.entry import Entry, Problem, validate_entry
+from bot.kb.feedback import SUGGESTED_BASE
 from bot.kb.seeds import SeedError, Seeds
 from bot.kb.team_entry import is_team_id
-from bot.store import identity
+from bot.store import identity, team_fixes
 from bot.store.models import DIAGNOSIS, WORKAROUND, EntryRow, Target
 from bot.store.views import SyncReport
 
@@ -121,17 +122,22 @@ def _placement(entry: Entry, i: int, want: identity.Wanted) -> dict[str, Any]:
 
 
 async def _sync_workarounds(conn: AsyncConnection, entry: Entry, now: float) -> list[int]:
-    """Match the entry's workarounds to stored identities; returns the old indexes retired."""
+    """Match the entry's workarounds to stored identities; returns the old indexes retired.
+
+    A team's live suggested fixes (``bot.store.team_fixes``, at their high indexes) are not the seed's,
+    unless a seed workaround claims one by its key; one claimed before is a seed workaround from then on."""
+    wanted = _wanted(entry)
+    seeds = or_(Target.key.not_like(f"{team_fixes.KEY_PREFIX}%"), Target.key.in_([w.key for w in wanted if w.key]),
+                Target.position < SUGGESTED_BASE)
     rows = (await conn.execute(
         select(Target.id, Target.key, Target.text, Target.position)
-        .where(Target.entry_id == entry.id, Target.kind == WORKAROUND)
+        .where(Target.entry_id == entry.id, Target.kind == WORKAROUND, seeds)
     )).all()
-    wanted = _wanted(entry)
     matched = identity.match([identity.Known(r.key, r.text, r.position) for r in rows], wanted)
     by_key = {r.key: r for r in rows}
     taken = set(by_key)
     # Positions are unique per entry: clear them all, then hand them out again.
-    await conn.execute(update(Target).where(Target.entry_id == entry.id, Target.kind == WORKAROUND)
+    await conn.execute(update(Target).where(Target.entry_id == entry.id, Target.kind == WORKAROUND, seeds)
                        .values(position=None))
     for i, (want, key) in enumerate(zip(wanted, matched, strict=True)):
         if key is None:

@@ -162,3 +162,25 @@ class TestRates:
     def test_evidence_is_seed_count_plus_distinct_voters(self):
         assert fb.evidence_count(1, 0) == 1
         assert fb.evidence_count(1, 4) == 5
+
+
+class TestSuggestedFixes:
+    """A teammate's fix starts from 50% worth one vote: it earns its rank from votes, against authored priors."""
+
+    authored = (0.7, 0.82, Tally())  # a typical KB fix nobody voted on yet
+
+    def test_its_index_never_meets_a_kb_index(self):
+        assert fb.suggested_index(1) == fb.SUGGESTED_BASE + 1 and fb.is_suggested(fb.suggested_index(1))
+        assert not fb.is_suggested(fb.SUGGESTED_BASE - 1)
+
+    def test_unvoted_it_ranks_below_an_authored_fix_and_shows_fifty_percent(self):
+        assert fb.suggested_rate(Tally()) == 0.5
+        assert fb.suggested_lower_bound(Tally()) < fb.rate_lower_bound(*self.authored)
+
+    def test_votes_move_it_fast_both_ways(self):
+        assert fb.suggested_rate(Tally(1, 0)) == pytest.approx(0.75)
+        assert fb.suggested_rate(Tally(0, 1)) == pytest.approx(0.25)
+        assert fb.suggested_lower_bound(Tally(0, 1)) < fb.suggested_lower_bound(Tally())
+        # one 👍 is not enough to pass a researched fix; three out of three are
+        assert fb.suggested_lower_bound(Tally(1, 0)) < fb.rate_lower_bound(*self.authored)
+        assert fb.suggested_lower_bound(Tally(3, 0)) > fb.rate_lower_bound(*self.authored)

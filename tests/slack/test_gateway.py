@@ -7,7 +7,7 @@ import time
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.render import blocks
-from bot.service.plans import Plan, Post, Thread
+from bot.service.plans import OpenView, Plan, Post, Thread
 from bot.service.ports import Via
 from bot.slack.gateway import Gateway
 from tests.slack.fake_slack import TOKEN
@@ -36,3 +36,13 @@ async def test_a_permanent_error_is_not_retried_and_says_so(fake_slack):
     report = await gateway.send(thread("C1", 3), Via(gateway.client))
     assert not report.sent and report.failures[0].permanent and report.failures[0].reason == "channel_not_found"
     assert len(fake_slack.calls_to("chat.postMessage")) == 1
+
+
+async def test_a_modal_is_opened_with_the_clicks_trigger(fake_slack):
+    gateway = Gateway(AsyncWebClient(token=TOKEN, base_url=fake_slack.api_url, retry_handlers=[]))
+    view = {"type": "modal", "title": {"type": "plain_text", "text": "Suggest a fix"}, "blocks": []}
+    assert (await gateway.send(Plan([OpenView("trigger.1", view)]), Via(gateway.client))).ok
+    (opened,) = fake_slack.calls_to("views.open")
+    assert opened["trigger_id"] == "trigger.1" and opened["view"]["title"]["text"] == "Suggest a fix"
+    failed = await gateway.send(Plan([OpenView("", view)]), Via(gateway.client))
+    assert failed.failures[0].permanent and failed.failures[0].reason == "invalid_trigger_id"

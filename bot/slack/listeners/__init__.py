@@ -11,10 +11,10 @@ from __future__ import annotations
 from slack_bolt.async_app import AsyncApp
 
 from bot.service import ChatService
-from bot.slack.listeners import actions, commands, events, messages, reactions, shortcuts, teach
+from bot.slack.listeners import actions, commands, events, messages, reactions, shortcuts, suggest, teach
 from bot.slack.tasks import Inflight
 
 
 def register(app: AsyncApp, chat: ChatService, background: Inflight) -> None:
-    for module in (messages, reactions, commands, actions, shortcuts, events, teach):
+    for module in (messages, reactions, commands, actions, shortcuts, suggest, events, teach):
         module.register(app, chat, background)

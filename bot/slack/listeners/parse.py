@@ -94,6 +94,7 @@ def click(body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContex
         at=instant(action_ts),
         replay_key=replay(workspace_of(context), user, text(field(action, "action_id")), action_ts,
                           text(field(body, "trigger_id"))),
+        trigger_id=slack_id(field(body, "trigger_id"), "trigger_id", 256),
     )
 
 

@@ -1,0 +1,88 @@
+"""*Suggest a fix* over real HTTP: the ⋮ option and the fix button open the form, a bad form is answered in
+the modal, a good one joins the entry's fixes here, credited, and votes move it like any other fix."""
+
+from __future__ import annotations
+
+import json
+
+from bot.kb.feedback import SUGGESTED_BASE, Tally
+from bot.render import blocks
+from bot.render.suggest import CALLBACK
+from tests import slack_payloads as p
+from tests.slack.conftest import NCCL_ID, click, eventually, paste_and_wait
+
+FIX = "Set NCCL_P2P_DISABLE=1 on the nodes without NVLink."
+
+
+def element(message, action_id: str) -> dict:
+    return next(e for b in message["blocks"] if b["type"] == "actions" for e in b["elements"]
+                if e.get("action_id") == action_id)
+
+
+async def open_form(h, answered, user: str = "U_EN") -> dict:
+    """Choose *Suggest a fix* in the answer's ⋮ menu; returns the view Slack was asked to open."""
+    menu = element(answered.answer, blocks.ACTION_OVERFLOW)
+    option = next(o["value"] for o in menu["options"] if blocks.OPTION_SUGGEST_FIX in o["value"])
+    before = len(h.slack.calls_to("views.open"))
+    await click(h, blocks.ACTION_OVERFLOW, None, message_ts=answered.answer.ts, thread_ts=answered.thread_ts,
+                option=option, user=user)
+    opened = (await h.slack.wait_for("views.open", before + 1))[before]
+    assert opened["trigger_id"].startswith("trigger.") and opened.result["ok"]
+    return opened["view"]
+
+
+async def submit(h, view: dict, user: str = "U_EN", **values: str | None):
+    form = {block: {"text": text} for block, text in values.items()}
+    return await h.send.form(p.view_submission(view["callback_id"], form, view["private_metadata"], user=user))
+
+
+async def test_a_suggested_fix_joins_the_answer_credited_and_votes_move_it(harness):
+    answered = await paste_and_wait(harness)
+    view = await open_form(harness, answered)
+    assert view["callback_id"] == CALLBACK and view["title"]["text"] == "Suggest a fix"
+
+    empty = await submit(harness, view, fix="  ")
+    assert empty.status == 200 and empty.json() == {"response_action": "errors",
+                                                    "errors": {"fix": "Write what fixed it."}}
+    assert await harness.store.suggested_fixes(p.TEAM) == {}
+
+    done = await submit(harness, view, fix=FIX, code="export NCCL_P2P_DISABLE=1")
+    assert done.status == 200 and done.body == ""  # the modal closes
+    (thanks,) = await harness.slack.wait_for("chat.postEphemeral")
+    assert thanks["user"] == "U_EN" and thanks["thread_ts"] == answered.thread_ts
+    assert "credited to you" in thanks.text_of_blocks
+    (fix,) = (await harness.store.suggested_fixes(p.TEAM))[NCCL_ID]
+    assert fix.index > SUGGESTED_BASE and fix.author == "U_EN" and fix.text.startswith(FIX)
+
+    total = len(harness.bot.kb.entries[NCCL_ID].workarounds) + 1
+    before = len(harness.slack.calls_to("chat.postMessage"))
+    await click(harness, blocks.ACTION_OTHER_FIXES, NCCL_ID, message_ts=answered.answer.ts,
+                thread_ts=answered.thread_ts)
+    posted = (await harness.slack.wait_for("chat.postMessage", before + total - 1))[before:]
+    mine = next(c for c in posted if json.loads(element(c, blocks.ACTION_VOTE_UP)["value"])["workaround"] == fix.index)
+    assert mine is posted[-1]  # unvoted, it ranks below the KB's fixes
+    assert "suggested by <@U_EN>, no votes yet" in mine.text_of_blocks and FIX in mine.text_of_blocks
+    assert element(mine, blocks.ACTION_SUGGEST_FIX)["value"] == NCCL_ID  # every fix message offers it too
+
+    for user in ("U_CN", "U_TW"):
+        assert (await harness.send.event(p.reaction("+1", mine.ts, user=user))).status == 200
+    await eventually(lambda: harness.store.feedback([NCCL_ID], p.TEAM),
+                     lambda live: live[NCCL_ID].workarounds.get(fix.index) == Tally(2, 0))
+    update = await eventually(lambda: _updates(harness, mine.ts), lambda found: found)
+    assert "suggested by <@U_EN>; worked for 2 of 2 people here" in update[-1].text_of_blocks
+    assert await harness.store.check() == []
+
+    chinese = await harness.bot.chat.core.show(NCCL_ID, p.TEAM)
+    assert chinese.workaround(fix.index).votes_up == 2
+    assert (await harness.bot.chat.core.show(NCCL_ID)).workaround(fix.index) is None  # no workspace: KB only
+
+
+async def _updates(h, ts: str) -> list:
+    return [c for c in h.slack.calls_to("chat.update") if c["ts"] == ts]
+
+
+async def test_the_fix_button_opens_the_form_in_the_clickers_language(harness):
+    await click(harness, blocks.ACTION_SUGGEST_FIX, NCCL_ID, message_ts="1.1", ephemeral=True, user="U_CN")
+    (opened,) = await harness.slack.wait_for("views.open")
+    assert opened["view"]["title"]["text"] == "建议修复方法"
+    assert "English" in opened.text_of_blocks  # the optional field for the other language

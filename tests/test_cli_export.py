@@ -1,0 +1,90 @@
+"""``errkb export --team``: a workspace's team entries and suggested fixes as files that pass ``errkb validate``
+over the bundled seeds, and that ``errkb seed`` takes back without doubling an entry or a fix."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+
+from bot.cli import main
+from bot.kb.feedback import SUGGESTED_BASE, Tally
+from bot.kb.knowledge import KnowledgeBase
+from bot.kb.normalize import normalize
+from bot.store import Store
+from tests.conftest import NCCL_ID, SEEDS
+
+TEAM = "T0ACME"
+BODY = {"title": "AcmeWidgetError: frobnicator rejected shard", "root_cause": "The shard map is stale after a resize.",
+        "workarounds": ["Rebuild the shard map with `acme shards rebuild`."], "dead_ends": ["Restarting the widget."]}
+REGEX = r"AcmeWidgetError: frobnicator \S+ rejected shard \d+"
+EXAMPLE = "AcmeWidgetError: frobnicator <name> rejected shard 7 from <path>"
+FIX = "Set NCCL_P2P_DISABLE=1 on the nodes without NVLink."
+
+
+async def _teach(url: str) -> tuple[str, int, int]:
+    async with await Store.open(url) as store:
+        team = await store.add_team_entry(TEAM, "U1", "en", BODY, REGEX, EXAMPLE)
+        kb_fix = await store.suggest_fix(TEAM, NCCL_ID, "U2", "en", FIX)
+        team_fix = await store.suggest_fix(TEAM, team.entry_id, "U3", "zh", "先清空缓存再重试。", "Clear the cache, then retry.")
+        await store.record_button(TEAM, "U4", NCCL_ID, kb_fix.index, 1, 10.0)
+        await store.suggest_fix("T0OTHER", NCCL_ID, "U9", "en", "Another team's fix stays theirs.")
+        return team.entry_id, kb_fix.index, team_fix.index
+
+
+def run(capsys, *args: str) -> tuple[int, str]:
+    capsys.readouterr()
+    code = main(list(args))
+    return code, capsys.readouterr().out
+
+
+def test_export_validates_over_the_bundled_seeds_and_seeds_back_without_doubles(tmp_path, seeded_db, capsys,
+                                                                                 monkeypatch):
+    shutil.copy(seeded_db, tmp_path / "errkb.db")
+    url = f"sqlite+aiosqlite:///{tmp_path / 'errkb.db'}"
+    monkeypatch.setenv("DATABASE_URL", url)
+    team_id, kb_index, team_index = asyncio.run(_teach(url))
+
+    code, out = run(capsys, "export", "--team", TEAM, "--out", str(tmp_path / "out"), "--format", "json")
+    assert code == 0
+    report = json.loads(out)
+    assert (report["team_entries"], report["amended_entries"], report["suggested_fixes"]) == ([team_id], [NCCL_ID], 2)
+
+    nccl = json.loads((tmp_path / "out" / "seeds" / f"{NCCL_ID}.json").read_text(encoding="utf-8"))
+    original = json.loads((SEEDS / f"{NCCL_ID}.json").read_text(encoding="utf-8"))
+    assert nccl["workarounds"][:-1] == original["workarounds"]  # the pull request adds one fix, nothing else
+    added = nccl["workarounds"][-1]
+    assert (added["action"], added["key"], added["seed_success_rate"]) == (FIX, f"team-fix-{kb_index - SUGGESTED_BASE}",
+                                                                           0.5)
+    assert added["success_rate"] == 0.75  # its one 👍 on the weak prior
+    assert "Another team's fix" not in json.dumps(nccl)
+    mine = json.loads((tmp_path / "out" / "seeds" / f"{team_id}.json").read_text(encoding="utf-8"))
+    assert mine["workarounds"][-1]["action"] == "Clear the cache, then retry."
+    assert mine["workarounds_zh"] == ["", "先清空缓存再重试。"]  # written in Chinese; the entry's own is not yet
+    fixture = (tmp_path / "out" / "tests" / "fixtures" / "pastes" / team_id / "1.txt").read_text(encoding="utf-8")
+    assert fixture == EXAMPLE + "\n"
+
+    seeds = tmp_path / "seeds"
+    shutil.copytree(SEEDS, seeds)
+    shutil.copytree(tmp_path / "out" / "seeds", seeds, dirs_exist_ok=True)
+    assert run(capsys, "validate", str(seeds))[0] == 0
+
+    code, out = run(capsys, "seed", str(seeds))
+    assert code == 0 and "0 retired" in out
+    code, out = run(capsys, "seed", str(seeds))
+    assert " 0 added, 0 updated" in out  # seeding it again changes nothing
+
+    async def after() -> None:
+        async with await Store.open(url) as store:
+            assert NCCL_ID not in (await store.suggested_fixes(TEAM))  # it is the KB's fourth fix now…
+            assert team_id not in (await store.suggested_fixes(TEAM))
+            live = (await store.feedback([NCCL_ID], TEAM))[NCCL_ID]
+            assert live.workarounds[len(original["workarounds"])] == Tally(1, 0)  # …with its vote
+            assert kb_index not in live.workarounds and team_index not in live.workarounds
+            assert [f.text for f in (await store.suggested_fixes("T0OTHER"))[NCCL_ID]] == [
+                "Another team's fix stays theirs."]
+            assert len(await store.team_entries(TEAM)) == 1
+            assert await store.check() == []
+    asyncio.run(after())
+    taught = KnowledgeBase.load(seeds)  # the fixture is answered by its own entry, as `errkb lint` checks
+    assert [m.entry_id for m in taught.matcher.match(normalize(fixture), limit=1)] == [team_id]
