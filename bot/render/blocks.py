@@ -34,6 +34,7 @@ ACTION_OVERFLOW = "errkb_answer_menu"  # its options: OPTION_WRONG_ERROR, OPTION
 ACTION_SHOW = "errkb_show_entry"
 ACTION_TEACH = "errkb_teach"  # *Add to errkb* on an unknown error: opens the modal (bot.render.modals)
 ACTION_SUGGEST_FIX = "errkb_suggest_fix"  # on a fix message; the answer has it in its ⋮ menu
+ACTION_TRANSLATE_FIX = "errkb_translate_fix"  # on a suggested fix shown untranslated
 OPTION_WRONG_ERROR = "wrong_error"
 OPTION_SUGGEST_FIX = "suggest_fix"
 RELATED_PER_KIND = 5
@@ -76,6 +77,15 @@ def _inline_code(text: str) -> str:
 
 def vote_value(entry_id: str, index: int) -> str:
     return json.dumps({"entry": entry_id, "workaround": index}, separators=(",", ":"))
+
+
+def vote_target(value: str) -> tuple[str, int] | None:
+    """``(entry, workaround)`` from a vote button's value (``vote_value``); None when it is not one."""
+    try:
+        data = json.loads(value)
+        return str(data["entry"]), int(data["workaround"])
+    except (ValueError, TypeError, KeyError, IndexError):
+        return None
 
 
 def menu_value(entry_id: str, option: str) -> str:
@@ -162,8 +172,10 @@ def fix_message(entry: EntryView, workaround: WorkaroundView, rank: int, private
     blocks = [
         _section(f"*{fmt_number(rank)}.* {_fix_text(workaround)}"),
         _context(labels.success_text(workaround, entry.verification_tier)),
-        {"type": "actions", "elements": [*_vote_buttons(entry, workaround),
-                                         _button(_("Suggest a fix"), ACTION_SUGGEST_FIX, entry.id)]},
+        {"type": "actions", "elements": [
+            *_vote_buttons(entry, workaround), _button(_("Suggest a fix"), ACTION_SUGGEST_FIX, entry.id),
+            *([_button(_("Translate this fix"), ACTION_TRANSLATE_FIX, vote_value(entry.id, workaround.index))]
+              if workaround.author is not None and workaround.untranslated else [])]},
     ]
     if not private:
         blocks.append(_context(_("👍 or 👎 on this message votes for this fix.")))

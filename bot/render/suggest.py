@@ -1,7 +1,8 @@
-"""The *Suggest a fix* modal: what fixed it (and an optional command), in the author's language.
+"""The *Suggest a fix* modal: what fixed it (and an optional command), in the author's language; and
+*Translate this fix*, for a suggested fix still shown untranslated.
 
-Its ``private_metadata`` carries the entry and where the answer was (channel, thread), so whichever
-process gets the submission can store the fix and thank its author there.
+Their ``private_metadata`` carries the entry (and fix) and where the answer was (channel, thread), so
+whichever process gets the submission can store it and thank its author there.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from bot.render.mask import mask_tree
 from bot.render.summary import plain_name
 
 CALLBACK = "errkb_suggest_fix"
+TRANSLATE_CALLBACK = "errkb_translate_fix"
 FIX_BLOCK, CODE_BLOCK, OTHER_BLOCK = "fix", "code", "other"
 INPUT = "text"
 MAX_FIX = 1000  # characters of the fix itself…
@@ -28,16 +30,19 @@ class Place:
     entry_id: str
     channel: str = ""
     thread_ts: str | None = None
+    index: int | None = None  # the suggested fix being translated
 
     def dump(self) -> str:
-        return json.dumps({"entry": self.entry_id, "channel": self.channel, "thread": self.thread_ts},
-                          separators=(",", ":"))
+        return json.dumps({"entry": self.entry_id, "channel": self.channel, "thread": self.thread_ts,
+                           "fix": self.index}, separators=(",", ":"))
 
     @classmethod
     def load(cls, metadata: str) -> Place | None:
         try:
             data = json.loads(metadata)
-            return cls(str(data["entry"]), str(data.get("channel") or ""), data.get("thread") or None)
+            index = data.get("fix")
+            return cls(str(data["entry"]), str(data.get("channel") or ""), data.get("thread") or None,
+                       None if index is None else int(index))
         except (ValueError, TypeError, KeyError, AttributeError):
             return None
 
@@ -66,5 +71,22 @@ def modal(place: Place, signature: str) -> dict[str, Any]:
             _input(CODE_BLOCK, _("Command or code (optional)"), "export NCCL_P2P_DISABLE=1", MAX_CODE, True),
             _input(OTHER_BLOCK, _("The same fix in {language} (optional)").format(language=other),
                    _("Readers of the other language see yours, marked untranslated, until then."), MAX_FIX, True),
+        ],
+    })
+
+
+def translate_modal(place: Place, original: str) -> dict[str, Any]:
+    """The modal for ``original`` (a suggested fix in the other language) in the current locale's words."""
+    language = "中文" if current_locale() == "zh" else "English"
+    quoted = "\n".join("> " + line for line in original[:2500].replace("&", "&amp;").replace("<", "&lt;")
+                       .replace(">", "&gt;").splitlines())
+    return mask_tree({
+        "type": "modal", "callback_id": TRANSLATE_CALLBACK, "private_metadata": place.dump(),
+        "title": _text(_("Translate this fix")[:24]), "submit": _text(_("Save")[:24]),
+        "close": _text(_("Cancel")[:24]),
+        "blocks": [
+            {"type": "section", "text": {"type": "mrkdwn", "text": quoted or ">"}},
+            _input(FIX_BLOCK, _("The same fix in {language}").format(language=language),
+                   _("Readers of your language will see this instead of the original."), MAX_FIX, False),
         ],
     })

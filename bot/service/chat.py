@@ -315,7 +315,7 @@ class ChatService:
 
     async def vote_button(self, click: Click, direction: int, via: Via) -> None:
         """Worked (+1) / Didn't work (-1); on an ephemeral answer the receipt comes privately."""
-        target = vote_target(click.value)
+        target = blocks.vote_target(click.value)
         if target is None:
             return
         entry_id, index = target
@@ -613,12 +613,3 @@ class ChatService:
             else:
                 messages = [blocks.notice(_("I found no known error in that message."))]
         await self.outlet.send(Plan([Reply(messages[:MAX_RESPONSES])]), via)
-
-
-def vote_target(value: str) -> tuple[str, int] | None:
-    """``(entry, workaround)`` from a vote button's value (``blocks.vote_value``); None when it is not one."""
-    try:
-        data = json.loads(value)
-        return str(data["entry"]), int(data["workaround"])
-    except (ValueError, TypeError, KeyError):
-        return None

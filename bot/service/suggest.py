@@ -1,4 +1,5 @@
-"""*Suggest a fix*: a teammate adds a workaround to an entry (KB or team-written) in their workspace.
+"""*Suggest a fix*: a teammate adds a workaround to an entry (KB or team-written) in their workspace;
+*Translate this fix*: a reader of the other language adds its translation later.
 
 The button (or the answer's ⋮ option) opens a modal in the clicker's language; on submit the fix is
 stored with its author and language (secrets masked, like everything errkb shows), joins the entry's
@@ -15,9 +16,10 @@ from dataclasses import dataclass
 from bot import i18n
 from bot.diagnose import ErrkbService
 from bot.i18n import _
+from bot.kb.feedback import Suggested
 from bot.render import blocks
 from bot.render.mask import mask
-from bot.render.suggest import CODE_BLOCK, FIX_BLOCK, MAX_CODE, MAX_FIX, OTHER_BLOCK, Place, modal
+from bot.render.suggest import CODE_BLOCK, FIX_BLOCK, MAX_CODE, MAX_FIX, OTHER_BLOCK, Place, modal, translate_modal
 from bot.service.incoming import Click
 from bot.service.locales import Locales
 from bot.service.plans import OpenView, Plan, Reply, Whisper
@@ -87,6 +89,49 @@ class Suggestions:
 
     async def thank(self, plan: Plan, via: Via) -> None:
         await self.outlet.send(plan, via)
+
+    # --- the other language, added later -----------------------------------------------------
+
+    async def _suggested(self, workspace: str, entry_id: str, index: int) -> Suggested | None:
+        return next((s for s in (await self.store.suggested_fixes(workspace)).get(entry_id, ()) if s.index == index),
+                    None)
+
+    async def open_translation(self, click: Click, via: Via) -> None:
+        """*Translate this fix*: a form, in the clicker's language, showing the fix as its author wrote it."""
+        target = blocks.vote_target(click.value)
+        fix = await self._suggested(click.workspace, *target) if target else None
+        if target is None or fix is None:
+            return
+        locale = await self.locales.locale_for(click.workspace, click.user, via)
+        with i18n.use_locale(locale):
+            if fix.locale == locale or fix.text_other:
+                note = _("This fix is already in your language.")
+                await self.outlet.send(Plan([Reply([blocks.notice(note)])]), via)
+                return
+            view = translate_modal(Place(target[0], click.channel, click.thread_ts, fix.index), fix.text)
+            await self.outlet.send(Plan([OpenView(click.trigger_id, view)]), via)
+
+    async def submit_translation(self, workspace: str, user: str, metadata: str, text: str | None,
+                                 via: Via) -> tuple[dict[str, str], Plan]:
+        """Store the translation (the first one given stays); problems by field, and the thanks."""
+        place = Place.load(metadata)
+        locale = await self.locales.locale_for(workspace, user, via)
+        with i18n.use_locale(locale):
+            text = (text or "").strip()
+            if not text:
+                return {FIX_BLOCK: _("Write the fix in your language.")}, Plan()
+            if len(text) > MAX_FIX:
+                return {FIX_BLOCK: _("Keep it under {n} characters.").format(n=MAX_FIX)}, Plan()
+            fix = await self._suggested(workspace, place.entry_id, place.index) if place and place.index else None
+            if place is None or fix is None or fix.locale == locale:
+                return {FIX_BLOCK: _("This form is out of date. Close it and click again.")}, Plan()
+            if not await self.store.translate_fix(workspace, fix.index, mask(text)):
+                return {FIX_BLOCK: _("Someone translated this fix already.")}, Plan()
+            self.changed(workspace, place.entry_id)
+            if not place.channel:
+                return {}, Plan()
+            thanks = blocks.notice(_("Thanks! Readers of your language now see your translation of this fix."))
+            return {}, Plan([Whisper(place.channel, user, place.thread_ts, [thanks])])
 
 
 def _problems(form: Form) -> dict[str, str]:

@@ -206,6 +206,10 @@ class Store:
         return await self._db.write(partial(team_fixes.add, workspace=workspace, entry_id=entry_id, author=author,
                                             locale=locale, text=text, text_other=text_other, now=self.clock()))
 
+    async def translate_fix(self, workspace: str, index: int, text: str) -> bool:
+        """Add the other language's text to a suggestion that has none; False when it has one (or is not there)."""
+        return await self._db.write(partial(team_fixes.translate, workspace=workspace, index=index, text=text))
+
     async def suggested_fixes(self, workspace: str) -> dict[str, tuple[Suggested, ...]]:
         """Every live suggestion of ``workspace``, by entry id."""
         return await self._db.read(partial(team_fixes.suggested, workspace=workspace))

@@ -79,3 +79,12 @@ async def retire_workspace(conn: AsyncConnection, workspace: str, now: float) ->
     if ids:
         await conn.execute(update(Target).where(Target.key.in_([key_of(i) for i in ids]))
                            .values(position=None, retired_at=now))
+
+
+async def translate(conn: AsyncConnection, workspace: str, index: int, text: str) -> bool:
+    """Give ``workspace``'s suggestion at ``index`` its text in the other language, once; False when it has one
+    already (or there is no such suggestion)."""
+    done = await conn.execute(update(TeamFixRow).where(
+        TeamFixRow.id == index - SUGGESTED_BASE, TeamFixRow.workspace == workspace, TeamFixRow.status == LIVE,
+        TeamFixRow.text_other.is_(None)).values(text_other=text))
+    return bool(done.rowcount)

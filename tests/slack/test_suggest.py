@@ -86,3 +86,35 @@ async def test_the_fix_button_opens_the_form_in_the_clickers_language(harness):
     (opened,) = await harness.slack.wait_for("views.open")
     assert opened["view"]["title"]["text"] == "建议修复方法"
     assert "English" in opened.text_of_blocks  # the optional field for the other language
+
+
+async def test_a_reader_of_the_other_language_adds_the_translation_later(harness):
+    from bot import i18n
+
+    fix = await harness.store.suggest_fix(p.TEAM, NCCL_ID, "U_EN", "en", FIX)
+    answered = await paste_and_wait(harness, user="U_CN")
+    before = len(harness.slack.calls_to("chat.postMessage"))
+    total = len(harness.bot.kb.entries[NCCL_ID].workarounds) + 1
+    await click(harness, blocks.ACTION_OTHER_FIXES, NCCL_ID, message_ts=answered.answer.ts,
+                thread_ts=answered.thread_ts, user="U_CN")
+    posted = (await harness.slack.wait_for("chat.postMessage", before + total - 1))[before:]
+    mine = next(c for c in posted if json.loads(element(c, blocks.ACTION_VOTE_UP)["value"])["workaround"] == fix.index)
+    assert FIX in mine.text_of_blocks and "由 <@U_EN> 建议" in mine.text_of_blocks
+    translate = element(mine, blocks.ACTION_TRANSLATE_FIX)
+
+    await click(harness, blocks.ACTION_TRANSLATE_FIX, translate["value"], message_ts=mine.ts,
+                thread_ts=answered.thread_ts, user="U_EN")  # already the author's language: nothing to translate
+    (note,) = await harness.slack.wait_for("response_url")
+    assert "already in your language" in note.text_of_blocks
+    await click(harness, blocks.ACTION_TRANSLATE_FIX, translate["value"], message_ts=mine.ts,
+                thread_ts=answered.thread_ts, user="U_CN")
+    (opened,) = await harness.slack.wait_for("views.open")
+    view = opened["view"]
+    assert view["title"]["text"] == "翻译这个方法" and FIX in opened.text_of_blocks
+    assert (await submit(harness, view, user="U_CN", fix=" ")).json()["response_action"] == "errors"
+    assert (await submit(harness, view, user="U_CN", fix="在没有 NVLink 的节点上设置 NCCL_P2P_DISABLE=1。")).body == ""
+    with i18n.use_locale("zh"):
+        shown = (await harness.bot.chat.core.show(NCCL_ID, p.TEAM)).workaround(fix.index)
+    assert (shown.text, shown.untranslated) == ("在没有 NVLink 的节点上设置 NCCL_P2P_DISABLE=1。", False)
+    with i18n.use_locale("en"):
+        assert (await harness.bot.chat.core.show(NCCL_ID, p.TEAM)).workaround(fix.index).text == FIX

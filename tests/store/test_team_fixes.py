@@ -80,3 +80,12 @@ async def test_a_claimed_fix_dropped_by_later_seeds_is_retired_like_any_kb_worka
     report = await seeded.sync_entries(make_kb(changed, other))  # index 3 is taken by another fix now
     assert report.retired_workarounds == [f"{NCCL_ID} workarounds[3]"]
     assert await seeded.check() == []
+
+
+async def test_a_fix_gets_its_translation_once_and_only_in_its_workspace(seeded):
+    fix = await seeded.suggest_fix("T1", NCCL_ID, "U1", "en", FIX)
+    assert not await seeded.translate_fix("T2", fix.index, "别的工作区。")
+    assert await seeded.translate_fix("T1", fix.index, "在没有 NVLink 的节点上设置 NCCL_P2P_DISABLE=1。")
+    assert not await seeded.translate_fix("T1", fix.index, "改写。")  # the first translation stays
+    (found,) = (await seeded.suggested_fixes("T1"))[NCCL_ID]
+    assert found.text_other == "在没有 NVLink 的节点上设置 NCCL_P2P_DISABLE=1。"

@@ -1,6 +1,7 @@
 """*Suggest a fix*: the button on a fix message opens the form (the answer's ⋮ menu does too, through
-``actions``), and the form's submission stores the fix. A bad form is answered in the modal itself
-(Slack's ``response_action: errors``), so the ack waits for the check and the one write."""
+``actions``), and the form's submission stores the fix; *Translate this fix* likewise for a suggested
+fix's other language. A bad form is answered in the modal itself (Slack's ``response_action: errors``),
+so the ack waits for the check and the one write."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from slack_bolt.context.async_context import AsyncBoltContext
 from slack_bolt.context.respond.async_respond import AsyncRespond
 
 from bot.render import blocks
-from bot.render.suggest import CALLBACK, CODE_BLOCK, FIX_BLOCK, INPUT, OTHER_BLOCK
-from bot.service import ChatService
+from bot.render.suggest import CALLBACK, CODE_BLOCK, FIX_BLOCK, INPUT, OTHER_BLOCK, TRANSLATE_CALLBACK
+from bot.service import ChatService, Click, Via
 from bot.service.suggest import Form
 from bot.slack.listeners import parse
 from bot.slack.tasks import Inflight
@@ -29,17 +30,32 @@ def typed(view: Any, block: str) -> str | None:
 
 
 def register(app: AsyncApp, chat: ChatService, background: Inflight) -> None:
-    @app.action(blocks.ACTION_SUGGEST_FIX)
-    async def on_suggest(ack: Ack, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext,
-                         respond: AsyncRespond) -> None:
-        await ack()
-        clicked, via = parse.click(body, action, context), parse.via_of(context, respond)
+    def button(action_id: str, work: Callable[[Click, Via], Awaitable[None]]) -> None:
+        async def on_click(ack: Ack, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext,
+                           respond: AsyncRespond) -> None:
+            await ack()
+            clicked, via = parse.click(body, action, context), parse.via_of(context, respond)
 
-        async def run() -> None:
-            if await chat.once(clicked.replay_key):
-                await chat.suggestions.open(clicked, clicked.value, via)
+            async def run() -> None:
+                if await chat.once(clicked.replay_key):
+                    await work(clicked, via)
 
-        background.spawn(run())
+            background.spawn(run())
+
+        on_click.__name__ = f"on_{action_id}"
+        app.action(action_id)(on_click)
+
+    button(blocks.ACTION_SUGGEST_FIX, lambda c, via: chat.suggestions.open(c, c.value, via))
+    button(blocks.ACTION_TRANSLATE_FIX, chat.suggestions.open_translation)
+
+    @app.view(TRANSLATE_CALLBACK)
+    async def on_translate(ack: Ack, body: dict[str, Any], view: dict[str, Any], context: AsyncBoltContext) -> None:
+        user, via = parse.slack_id(parse.field(body.get("user"), "id"), "user"), parse.via_of(context)
+        problems, thanks = await chat.suggestions.submit_translation(
+            parse.workspace_of(context), user, parse.text(view.get("private_metadata")), typed(view, FIX_BLOCK), via)
+        await (ack(response_action="errors", errors=problems) if problems else ack())
+        if thanks:
+            background.spawn(chat.suggestions.thank(thanks, via))
 
     @app.view(CALLBACK)
     async def on_submit(ack: Ack, body: dict[str, Any], view: dict[str, Any], context: AsyncBoltContext) -> None:
