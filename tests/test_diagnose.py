@@ -18,7 +18,7 @@ class FakeVotes:
     def __init__(self, tallies: dict[int, Tally], voters: int = 0) -> None:
         self.tallies, self.voters, self.hits = tallies, voters, []
 
-    async def feedback(self, entry_ids):
+    async def feedback(self, entry_ids, workspace=None):
         return {i: Feedback(self.tallies, distinct_voters=self.voters, last_confirmed=dt.date(2026, 11, 30))
                 for i in entry_ids}
 
