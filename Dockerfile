@@ -15,6 +15,9 @@ COPY pyproject.toml README.md babel.cfg ./
 COPY bot ./bot
 COPY locales ./locales
 COPY seeds ./seeds
+# What a regex taught from Slack must not match: the chat that stays unanswered and the KB's own pastes.
+COPY tests/fixtures/chat ./tests/fixtures/chat
+COPY tests/fixtures/pastes ./tests/fixtures/pastes
 # Editable, so the bundled seeds and catalogs stay beside the package; compile the catalogs now,
 # as root, so the running (non-root) process never needs to write into /app.
 RUN pip install -e . && python -c "from bot import i18n; i18n.load_catalogs()"

@@ -147,6 +147,7 @@ class TeamLineView:
     title: str
     author: str
     status: str  # live | verified
+    untranslated: bool = False  # written in another language than the reader's, and not yet translated
 
 
 @dataclass(frozen=True)

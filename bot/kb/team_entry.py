@@ -8,6 +8,7 @@ like any KB entry. Its id is ``team-<workspace>/<n>``.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from typing import Any
 
@@ -72,8 +73,9 @@ def team_raw(entry_id: str, locale: str, body: dict[str, Any], regex: str, statu
         "root_cause_type": "generic",
         "dead_ends": [{"action": "", "why_fails": d, "fail_rate": DEAD_END_RATE, "condition": "", "sources": []}
                       for d in ends],
-        "workarounds": [{"action": w, "success_rate": WORKAROUND_PRIOR, "how": "", "condition": "", "sources": []}
-                        for w in works],
+        "workarounds": [{"action": w, "success_rate": WORKAROUND_PRIOR, "how": "", "condition": "", "sources": [],
+                         **({"key": _key(body["workarounds"][i])} if i < len(body["workarounds"]) else {})}
+                        for i, w in enumerate(works)],
         "tags": ["team"],
         "verification_tier": TIERS.get(status, "human_reviewed"),
         "confidence": 0.6 if status == "verified" else 0.5,
@@ -90,6 +92,12 @@ def team_raw(entry_id: str, locale: str, body: dict[str, Any], regex: str, statu
     if zh.get("dead_ends") and len(zh["dead_ends"]) == len(ends):
         raw["dead_ends_zh"] = zh["dead_ends"]
     return raw
+
+
+def _key(text: str) -> str:
+    """A workaround's vote identity: from the author's own words, so adding a translation (which changes
+    the plain field) or reordering keeps its votes."""
+    return "t" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 def team_entry(entry_id: str, locale: str, body: dict[str, Any], regex: str, status: str = "live",

@@ -7,15 +7,17 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bot.i18n import _
+from bot.i18n import _, ngettext
 from bot.kb.propose import Issue
 from bot.render.blocks import _clip, _context, _section, escape
 from bot.views import TeamLineView
 
 CALLBACK_TEACH = "errkb_teach"  # the modal's callback_id (its view_submission)
+CALLBACK_TRANSLATE = "errkb_translate_entry"  # a team entry's texts added in the other language
 ACTION_REGEX = "errkb_teach_regex"  # the regex input dispatches this on Enter: the verdict is redrawn
 ACTION_REVIEW = "errkb_team_review"  # App Home's overflow on a team entry: verify, edit, retire
-REVIEW_ACTIONS = ("verify", "edit", "retire")
+REVIEW_ACTIONS = ("verify", "edit", "retire")  # reviewers only
+TRANSLATE = "translate"  # anyone reading another language than the entry's
 FIELDS = ("title", "root_cause", "workarounds", "dead_ends", "regex")
 VALUE = "value"  # every input's action_id but the regex's
 TEXT_LIMIT = 3000
@@ -104,6 +106,47 @@ def field_errors(form: dict[str, str], issues: list[Issue]) -> dict[str, str]:
     return errors
 
 
+def translate_modal(original: dict[str, Any], form: dict[str, str], meta: dict[str, Any]) -> dict[str, Any]:
+    """The author's texts (shown as written) and the same fields to fill in the reader's language."""
+    works = [f"{i}. {escape(w)}" for i, w in enumerate(original.get("workarounds") or (), 1)]
+    shown = "*{}*\n{}\n{}".format(escape(_clip(original.get("title", ""), 150)),
+                                   escape(_clip(original.get("root_cause", ""), 1000)), "\n".join(works))
+    blocks: list[dict[str, Any]] = [
+        _section(_clip(shown, TEXT_LIMIT)),
+        _input("title", _("Title"), form.get("title", ""), limit=150),
+        _input("root_cause", _("Root cause"), form.get("root_cause", ""), multiline=True),
+        _input("workarounds", _("Workarounds"), form.get("workarounds", ""), multiline=True,
+               hint=_("One line per workaround, in the same order as above.")),
+    ]
+    if original.get("dead_ends"):
+        blocks.append(_input("dead_ends", _("Dead ends"), form.get("dead_ends", ""), multiline=True, optional=True,
+                             hint=_("One line per dead end, in the same order.")))
+    return {
+        "type": "modal", "callback_id": CALLBACK_TRANSLATE,
+        "title": {"type": "plain_text", "text": _clip(_("Translate"), 24)},
+        "submit": {"type": "plain_text", "text": _clip(_("Save"), 24)},
+        "close": {"type": "plain_text", "text": _clip(_("Cancel"), 24)},
+        "private_metadata": json.dumps(meta, ensure_ascii=False, separators=(",", ":"))[:3000],
+        "blocks": blocks,
+    }
+
+
+def translation_errors(original: dict[str, Any], form: dict[str, str]) -> dict[str, str]:
+    """Per-field errors of a translation ({}: it can be saved): every text, line for line."""
+    errors: dict[str, str] = {}
+    if not form.get("title", "").strip():
+        errors["title"] = _("Give the error a title.")
+    if not form.get("root_cause", "").strip():
+        errors["root_cause"] = _("Say why it happens.")
+    for key in ("workarounds", "dead_ends"):
+        want, got = len(original.get(key) or ()), len([x for x in form.get(key, "").splitlines() if x.strip()])
+        if got != want and (key == "workarounds" or got):
+            errors[key] = ngettext("Give {want} line, one for each above (you gave {got}).",
+                                   "Give {want} lines, one for each above (you gave {got}).", want).format(
+                                       want=want, got=got)
+    return errors
+
+
 def notice_modal(title: str, text: str) -> dict[str, Any]:
     """A small modal that only tells something (a refusal from App Home, where no ephemeral message can go)."""
     return {"type": "modal", "title": {"type": "plain_text", "text": _clip(title, 24)},
@@ -116,14 +159,18 @@ def team_home_blocks(team: tuple[TeamLineView, ...]) -> list[dict[str, Any]]:
     if not team:
         blocks.append(_context(_("None yet. *Add to errkb* on an error I don't know teaches me its fix.")))
         return blocks
-    labels = {"verify": _("Mark verified"), "edit": _("Edit"), "retire": _("Retire")}
+    labels = {"verify": _("Mark verified"), "edit": _("Edit"), "retire": _("Retire"),
+              TRANSLATE: _("Add my language")}
     for line in team[:40]:
         status = _("verified") if line.status == "verified" else _("not yet reviewed")
-        text = "{title}\n{by} · {status}".format(title=escape(_clip(line.title, 200)), status=status,
-                                                  by=_("Team-written by {author}").format(author=f"<@{line.author}>"))
+        if line.untranslated:
+            status += " · " + _("not yet in your language")
+        by = _("Team-written by {author}").format(author=f"<@{line.author}>")
+        text = f"{escape(_clip(line.title, 200))}\n{by} · {status}"
+        chosen = [do for do in REVIEW_ACTIONS if not (do == "verify" and line.status == "verified")]
         options = [{"text": {"type": "plain_text", "text": labels[do]},
                     "value": json.dumps({"entry": line.entry_id, "do": do}, separators=(",", ":"))[:150]}
-                   for do in REVIEW_ACTIONS if not (do == "verify" and line.status == "verified")]
+                   for do in ([TRANSLATE] if line.untranslated else []) + chosen]
         blocks.append({**_section(text), "accessory": {"type": "overflow", "action_id": ACTION_REVIEW,
                                                        "options": options}})
     blocks.append(_context(_("Reviewers (workspace admins, or the user groups errkb is told) can verify, edit "

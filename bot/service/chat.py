@@ -504,7 +504,8 @@ class ChatService:
             remembering = await self.unknowns.remembers(workspace)
             unknown = tuple(UnknownLineView(u.shape, u.error_type, u.count, u.last_seen)
                             for u in (await self.unknowns.top(workspace) if remembering else []))
-            team = tuple(TeamLineView(r.entry_id, r.body.get("title", ""), r.author, r.status)
+            team = tuple(TeamLineView(r.entry_id, r.body.get("title", ""), r.author, r.status,
+                                      r.locale != locale and not (r.body.get("other") or {}).get(locale))
                          for r in await self.store.team_entries(workspace))
             view = blocks.home_view(HomeView(await self.locales.setting(workspace, user), locale,
                                              await self.core.usage(workspace=workspace), unknown, remembering, team))

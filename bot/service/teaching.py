@@ -44,6 +44,14 @@ def form_of(row: TeamEntry) -> dict[str, str]:
             "dead_ends": "\n".join(body.get("dead_ends") or ()), "regex": row.regex}
 
 
+def form_of_other(row: TeamEntry, locale: str) -> dict[str, str]:
+    """A team entry's texts in ``locale`` as the translation modal's fields (empty where not written)."""
+    other = (row.body.get("other") or {}).get(locale) or {}
+    return {"title": other.get("title", ""), "root_cause": other.get("root_cause", ""),
+            "workarounds": "\n".join(other.get("workarounds") or ()),
+            "dead_ends": "\n".join(other.get("dead_ends") or ())}
+
+
 class Teaching:
     def __init__(self, store: Store, team: TeamKnowledge, locales: Locales, outlet: Outlet,
                  reviewers: tuple[str, ...] = (),
@@ -109,6 +117,25 @@ class Teaching:
         self.team.forget(workspace)
         return {}
 
+    async def translate(self, workspace: str, user: str, form: dict[str, str], meta: dict[str, Any]) -> dict[str, str]:
+        """Store a team entry's texts in the translator's language; per-field errors ({}: stored)."""
+        locale = str(meta.get("locale") or "")
+        row = await self.store.team_entry(str(meta.get("entry") or ""))
+        with i18n.use_locale(locale if locale in i18n.SUPPORTED else "en"):
+            if row is None or row.workspace != workspace or locale not in i18n.SUPPORTED or locale == row.locale:
+                return {"title": _("This team entry no longer exists.")}
+            errors = modals.translation_errors(row.body, form)
+        if errors:
+            return errors
+        other = dict(row.body.get("other") or {})
+        other[locale] = {"title": form.get("title", ""), "root_cause": form.get("root_cause", ""),
+                         "workarounds": _lines(form.get("workarounds", "")),
+                         "dead_ends": _lines(form.get("dead_ends", ""))}
+        await self.store.edit_team_entry(row.entry_id, {**row.body, "other": other}, row.regex)
+        log.info("team entry %s translated to %s by %s", row.entry_id, locale, user)
+        self.team.forget(workspace)
+        return {}
+
     @staticmethod
     def _meta(meta: dict[str, Any]) -> tuple[str, str, str | None]:
         locale = str(meta.get("locale") or "en")
@@ -131,9 +158,16 @@ class Teaching:
         except (ValueError, TypeError, KeyError):
             return
         row = await self.store.team_entry(entry_id)
-        if do not in modals.REVIEW_ACTIONS or row is None or row.workspace != workspace:
+        if do not in (*modals.REVIEW_ACTIONS, modals.TRANSLATE) or row is None or row.workspace != workspace:
             return
         locale = await self.locales.locale_for(workspace, user, via)
+        if do == modals.TRANSLATE:  # anyone may add their language to an entry written in the other one
+            if locale != row.locale:
+                with i18n.use_locale(locale):
+                    view = modals.translate_modal(row.body, form_of_other(row, locale),
+                                                  {"entry": row.entry_id, "locale": locale})
+                await self.outlet.send(Plan([OpenView(trigger_id, view)]), via)
+            return
         if not await self.is_reviewer(workspace, user, via):
             with i18n.use_locale(locale):
                 view = modals.notice_modal(_("Team entries"), _(

@@ -21,7 +21,7 @@ def items_under(key: str) -> set[str]:
 def test_every_scope_the_bot_needs():
     assert items_under("bot") == {
         "app_mentions:read", "channels:history", "groups:history", "im:history", "mpim:history", "chat:write",
-        "commands", "files:read", "reactions:read", "users:read"}
+        "commands", "files:read", "reactions:read", "users:read", "usergroups:read"}
 
 
 def test_every_event_the_listeners_handle():

@@ -131,6 +131,25 @@ async def test_reviewers_verify_edit_and_retire_others_are_refused(harness):
 
     answered = await paste_and_wait(harness, unknown_paste(5), user="U_EN")  # an English reader: untranslated
     assert "分片被拒绝" in answered.answer.text_of_blocks and "untranslated" in answered.answer.text_of_blocks
+    await click(harness, blocks.ACTION_VOTE_UP, blocks.vote_value(row.entry_id, 0), message_ts=answered.answer.ts,
+                thread_ts=answered.thread_ts)
+
+    await click(harness, modals.ACTION_REVIEW, None, option=menu("translate"), user="U_EN")  # anyone may translate
+    opened = (await harness.slack.wait_for("views.open", 3))[2]
+    view_id = opened.result["view"]["id"]
+    translate = harness.slack.views[view_id]
+    assert translate["callback_id"] == modals.CALLBACK_TRANSLATE and "分片格式太旧" in json.dumps(
+        translate, ensure_ascii=False)
+    english = {"title": "AcmeWidgetError: shard refused", "root_cause": "The shard's format is too old."}
+    short = (await harness.send.form(in_view(view_id, typed(translate, **english, workarounds=" "), "U_EN",
+                                             "view_submission"))).json()
+    assert "Give 1 line," in short["errors"]["workarounds"]
+    done = await harness.send.form(in_view(view_id, typed(translate, **english, workarounds="Re-export the shard."),
+                                           "U_EN", "view_submission"))
+    assert done.status == 200 and done.body == ""
+    again = await paste_and_wait(harness, unknown_paste(7), user="U_EN")
+    assert "shard refused" in again.answer.text_of_blocks and "untranslated" not in again.answer.text_of_blocks
+    assert (await harness.store.feedback([row.entry_id]))[row.entry_id].workarounds[0].up == 1  # the vote stayed
     await click(harness, modals.ACTION_REVIEW, None, option=menu("retire"), user="U_ADMIN")
     await eventually(lambda: harness.store.team_entry(row.entry_id), lambda r: r.status == "retired")
     before = len(harness.slack.calls_to("chat.postMessage"))

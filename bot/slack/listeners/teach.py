@@ -1,5 +1,6 @@
 """Teaching errkb: *Add to errkb* (opens the modal), Enter in its regex field (redraws the verdict), its
-submission (stored, or ``response_action: errors`` per field) and App Home's reviewer menu."""
+submission (stored, or ``response_action: errors`` per field), App Home's menu on a team entry (a
+reviewer's verify, edit, retire; anyone's *Add my language*) and the translation's submission."""
 
 from __future__ import annotations
 
@@ -68,6 +69,15 @@ def register(app: AsyncApp, chat: ChatService, background: Inflight) -> None:
         user = parse.slack_id(parse.field(parse.field(body, "user"), "id"), "user")
         errors = await chat.teaching.submit(parse.workspace_of(context), user, form_of(view), meta_of(view),
                                             parse.via_of(context))
+        if errors:
+            await ack(response_action="errors", errors=errors)
+        else:
+            await ack()
+
+    @app.view(modals.CALLBACK_TRANSLATE)
+    async def on_translate(ack: Ack, body: dict[str, Any], view: dict[str, Any], context: AsyncBoltContext) -> None:
+        user = parse.slack_id(parse.field(parse.field(body, "user"), "id"), "user")
+        errors = await chat.teaching.translate(parse.workspace_of(context), user, form_of(view), meta_of(view))
         if errors:
             await ack(response_action="errors", errors=errors)
         else:
