@@ -1,16 +1,17 @@
-"""The matcher at KB scale: 10,000 and 50,000 entries cloned from the real ones.
+"""The KB at scale: 10,000 and 50,000 entries cloned from the real ones, as whole processes.
 
 Each clone keeps a real entry's regex, signature and aliases, with one word in each top-level
 alternative of the regex (and the same words in its texts) made unique, so the clones read like
-distinct messages that share the real ones' shape and common words. Every size runs in a fresh child
-process so its memory is its
-own. Printed per size: the time to build the matcher from loaded entries, its resident memory,
-per-paste match p50/p99/max over the fixture pastes, chat and one 40,000-character log (all rounds,
-and the last round alone: the first pays for compiling regexes and building the fallback index), and the
-same for a simple baseline in the same child (Python's ``re`` looped over every regex, on a
-sample of the pastes), with the ratio.
+distinct messages that share the real ones' shape and common words. Per size, the clones are
+written as a seeds directory and timed as a user meets them, each a fresh process: ``errkb seed``
+into a new SQLite file; ``errkb diagnose`` with an empty cache (cold: validate, analyse every
+regex, write the snapshot) and again with the snapshot (warm: what every later start costs), with
+their peak RSS. Then one process loads the KB from the snapshot and matches the fixture pastes,
+chat and one 40,000-character log (all rounds, and the last round alone), against a baseline in
+the same process: Python's ``re`` looped over every regex, on a sample of the pastes. Last, the
+bundled KB's ``errkb diagnose`` (warm and with ``ERRKB_CACHE=off``).
 
-    .venv/bin/python bench/bench_kbscale.py [--sizes 10000 50000] [--rounds 2] [--baseline-pastes 60]
+    .venv/bin/python bench/bench_kbscale.py [--sizes 10000 50000] [--rounds 2] [--baseline-pastes 60] [--runs 3]
 """
 
 from __future__ import annotations
@@ -18,11 +19,14 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import os
 import re
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -30,9 +34,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from bot.kb.entry import Entry  # noqa: E402
-from bot.kb.matcher import Matcher  # noqa: E402
+from bot.kb.knowledge import KnowledgeBase  # noqa: E402
 from bot.kb.normalize import normalize  # noqa: E402
-from bot.kb.seeds import load_seeds  # noqa: E402
+from bot.kb.seeds import export_seeds, load_seeds  # noqa: E402
 
 PASTES = REPO / "tests" / "fixtures" / "pastes"
 CHAT = REPO / "tests" / "fixtures" / "chat"
@@ -146,15 +150,16 @@ def percentiles(samples: list[float]) -> dict[str, float]:
     return {"p50": statistics.median(s) * 1e3, "p99": s[max(0, int(len(s) * 0.99) - 1)] * 1e3, "max": s[-1] * 1e3}
 
 
-def child(size: int, rounds: int, baseline_pastes: int) -> dict:
+def child(seeds_dir: str, rounds: int, baseline_pastes: int) -> dict:
+    """In one process: the KB loaded from its snapshot, then every paste matched, and the baseline."""
     base_rss = rss_mib()
-    entries = clone(load_seeds(REPO / "seeds"), size)
+    start = time.perf_counter()
+    kb = KnowledgeBase.load(seeds_dir)
+    matcher = kb.matcher
+    load_s = time.perf_counter() - start
+    entries = kb.entries
     items = pastes()
     loaded_rss = rss_mib()
-    start = time.perf_counter()
-    matcher = Matcher(entries)
-    build_s = time.perf_counter() - start
-    built_rss = rss_mib()
     samples = []
     warm: list[float] = []
     found = 0
@@ -165,6 +170,7 @@ def child(size: int, rounds: int, baseline_pastes: int) -> dict:
             found += bool(matcher.match(normalize(text)))
             samples.append(time.perf_counter() - t0)
             warm.append(samples[-1])
+    slowest = sorted(range(len(items)), key=lambda i: warm[i], reverse=True)[:3]
     matched_rss = rss_mib()
     sample = items[:: max(1, len(items) // baseline_pastes)][:baseline_pastes]
     t0 = time.perf_counter()
@@ -187,42 +193,115 @@ def child(size: int, rounds: int, baseline_pastes: int) -> dict:
         matcher.match(normalize(text))
         ours_on_sample.append(time.perf_counter() - t0)
     return {
-        "size": len(entries), "pastes": len(items), "answered": found // rounds, "build_s": build_s,
-        "kb_mib": loaded_rss - base_rss, "matcher_mib": built_rss - loaded_rss, "rss_mib": matched_rss,
-        "peak_mib": peak_mib(), "match": percentiles(samples), "warm": percentiles(warm),
+        "size": len(entries), "pastes": len(items), "answered": found // rounds, "load_s": load_s,
+        "kb_mib": loaded_rss - base_rss, "rss_mib": matched_rss, "peak_mib": peak_mib(),
+        "match": percentiles(samples), "warm": percentiles(warm), "cache": matcher.cache_info(),
+        "slowest": [(f"{len(items[i])} chars: {items[i].strip().splitlines()[-1][:60]!r}", warm[i] * 1e3)
+                    for i in slowest],
         "baseline_build_s": baseline_build_s,
         "baseline": percentiles(base_samples), "ours_on_sample": percentiles(ours_on_sample),
         "sample": len(sample),
     }
 
 
+def timed(argv: list[str], env: dict[str, str], stdin: bytes = b"") -> tuple[float, float, int]:
+    """(seconds, peak RSS in MiB, exit code) of one whole process."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(argv, env=env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stderr is not None
+    proc.stdin.write(stdin)
+    proc.stdin.close()
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(argv[1:3])} failed: {err.decode(errors='replace').strip()[-300:]}")
+    return time.perf_counter() - t0, usage.ru_maxrss / 1024, proc.returncode
+
+
+def errkb(*args: str) -> list[str]:
+    return [sys.executable, "-m", "bot.cli", *args]
+
+
+def median_run(runs: int, argv: list[str], env: dict[str, str], stdin: bytes = b"") -> tuple[float, float]:
+    results = [timed(argv, env, stdin) for _ in range(runs)]
+    return statistics.median(r[0] for r in results), max(r[1] for r in results)
+
+
+def scale(size: int, args: argparse.Namespace, paste: bytes) -> None:
+    work = Path(tempfile.mkdtemp(prefix="errkb-kbscale-"))
+    try:
+        t0 = time.perf_counter()
+        entries = clone(load_seeds(REPO / "seeds"), size)
+        export_seeds([e.raw for e in entries.values()], work / "seeds",
+                     {e.id: e.translations for e in entries.values() if e.translations})
+        shutil.copy(REPO / "seeds" / "entry.schema.json", work / "seeds")
+        del entries
+        wrote = time.perf_counter() - t0
+        env = {**os.environ, "ERRKB_SEEDS": str(work / "seeds"), "DATABASE_URL": f"sqlite+aiosqlite:///{work}/kb.db",
+               "ERRKB_CACHE": str(work / "seed-cache"), "PYTHONPATH": str(REPO)}
+        seed_s, seed_mib, _ = timed(errkb("seed"), env)
+        env["DATABASE_URL"] = f"sqlite+aiosqlite:///{work}/absent.db"  # diagnose as CI runs it: no store
+        env["ERRKB_CACHE"] = str(work / "cache")
+        cold_s, cold_mib, _ = timed(errkb("diagnose", "-"), env, paste)
+        warm_s, warm_mib = median_run(args.runs, errkb("diagnose", "-"), env, paste)
+        out = subprocess.run([sys.executable, __file__, "--child", str(work / "seeds"), "--rounds", str(args.rounds),
+                              "--baseline-pastes", str(args.baseline_pastes)], capture_output=True, text=True, env=env)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if out.returncode:
+        print(f"{size:>6} entries: the child failed: {(out.stderr.strip().splitlines() or ['?'])[-1]}")
+        return
+    r = json.loads(out.stdout)
+    m, b, o, c = r["match"], r["baseline"], r["ours_on_sample"], r["cache"]
+    print(f"{size:>6} entries (seed files written in {wrote:.0f} s):")
+    print(f"        errkb seed into a new SQLite file: {seed_s:.1f} s, peak RSS {seed_mib:.0f} MiB")
+    print(f"        errkb diagnose, whole process: cold (no snapshot) {cold_s:.1f} s, peak {cold_mib:.0f} MiB; "
+          f"warm (snapshot, median of {args.runs}) {warm_s:.2f} s, peak {warm_mib:.0f} MiB "
+          f"-> {cold_s / warm_s:.1f}x faster with the snapshot")
+    print(f"        one process: KB and matcher loaded in {r['load_s']:.2f} s (+{r['kb_mib']:.0f} MiB); after matching "
+          f"RSS {r['rss_mib']:.0f} MiB, peak {r['peak_mib']:.0f} MiB; compiled-regex cache {c['regexes']} regexes, "
+          f"{c['bytes'] / 2**20:.0f} of {c['budget'] / 2**20:.0f} MiB, {c['evictions']} evictions")
+    print(f"        match over {r['pastes']} pastes x {args.rounds}: p50 {m['p50']:.3f} ms  p99 {m['p99']:.3f} ms  "
+          f"max {m['max']:.1f} ms   ({r['answered']} answered); last round alone (regexes compiled, "
+          f"fallback index loaded): p50 {r['warm']['p50']:.3f} ms  p99 {r['warm']['p99']:.3f} ms")
+    print("        slowest in the last round: " + "; ".join(f"{ms:.1f} ms ({what})" for what, ms in r["slowest"]))
+    print(f"        baseline (Python re over every regex, built in {r['baseline_build_s']:.1f} s) on {r['sample']} "
+          f"of them: p50 {b['p50']:.2f} ms  p99 {b['p99']:.2f} ms; errkb on the same: p50 {o['p50']:.3f} ms "
+          f" -> {b['p50'] / o['p50']:.0f}x faster at the median")
+
+
+def bundled(args: argparse.Namespace, paste: bytes) -> None:
+    work = Path(tempfile.mkdtemp(prefix="errkb-kbscale-"))
+    try:
+        env = {**os.environ, "DATABASE_URL": f"sqlite+aiosqlite:///{work}/absent.db", "ERRKB_CACHE": str(work),
+               "PYTHONPATH": str(REPO)}
+        env.pop("ERRKB_SEEDS", None)
+        timed(errkb("diagnose", "-"), env, paste)  # writes the snapshot
+        warm_s, warm_mib = median_run(max(5, args.runs), errkb("diagnose", "-"), env, paste)
+        off_s, _ = median_run(args.runs, errkb("diagnose", "-"), {**env, "ERRKB_CACHE": "off"}, paste)
+        bare_s, _ = median_run(max(5, args.runs), [sys.executable, "-c", "pass"], env)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"bundled KB: errkb diagnose, whole process: {warm_s:.2f} s with the snapshot (peak {warm_mib:.0f} MiB), "
+          f"{off_s:.2f} s with ERRKB_CACHE=off ({off_s / warm_s:.1f}x); a bare `python -c pass` {bare_s:.2f} s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 50_000])
+    parser.add_argument("--sizes", type=int, nargs="*", default=[10_000, 50_000])
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--baseline-pastes", type=int, default=60)
-    parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--runs", type=int, default=3, help="warm whole-process runs (the median is printed)")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(child(args.child, args.rounds, args.baseline_pastes)))
         return
+    paste = (REPO / "bot" / "samples" / "nccl_traceback.txt").read_bytes()
+    bundled(args, paste)
     for size in args.sizes:
-        out = subprocess.run([sys.executable, __file__, "--child", str(size), "--rounds", str(args.rounds),
-                              "--baseline-pastes", str(args.baseline_pastes)], capture_output=True, text=True)
-        if out.returncode:
-            print(f"{size:>6} entries: the child failed: {(out.stderr.strip().splitlines() or ['?'])[-1]}")
-            continue
-        r = json.loads(out.stdout)
-        m, b, o = r["match"], r["baseline"], r["ours_on_sample"]
-        print(f"{r['size']:>6} entries: matcher built in {r['build_s']:.2f} s, +{r['matcher_mib']:.0f} MiB "
-              f"(entries themselves {r['kb_mib']:.0f} MiB); process RSS {r['rss_mib']:.0f} MiB, "
-              f"peak {r['peak_mib']:.0f} MiB")
-        print(f"        match over {r['pastes']} pastes x {args.rounds}: p50 {m['p50']:.3f} ms  p99 {m['p99']:.3f} ms  "
-              f"max {m['max']:.1f} ms   ({r['answered']} answered); last round alone (regexes compiled, "
-              f"fallback index built): p50 {r['warm']['p50']:.3f} ms  p99 {r['warm']['p99']:.3f} ms")
-        print(f"        baseline (Python re over every regex, built in {r['baseline_build_s']:.1f} s) on {r['sample']} "
-              f"of them: p50 {b['p50']:.2f} ms  p99 {b['p99']:.2f} ms; errkb on the same: p50 {o['p50']:.3f} ms "
-              f" -> {b['p50'] / o['p50']:.0f}x faster at the median")
+        scale(size, args, paste)
 
 
 if __name__ == "__main__":

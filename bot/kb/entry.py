@@ -7,9 +7,13 @@ and exact values survive load → export; typed properties read from it.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
+import sys
+import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import re2
@@ -44,11 +48,22 @@ class Problem:
 REGEX_MAX_MEM = 2 << 20
 
 
-def compile_regex(pattern: str) -> re2._Regexp:
+def pack(raw: dict[str, Any]) -> bytes:
+    """An entry's JSON, compact and compressed (what :meth:`Entry.packed` keeps)."""
+    return zlib.compress(json.dumps(raw, ensure_ascii=False, separators=(",", ":")).encode("utf-8"), 6)
+
+
+@lru_cache(maxsize=256)
+def _unpack(packed: bytes) -> dict[str, Any]:
+    # the entries a paste matched are read several times while it is answered: keep a few parsed
+    return json.loads(zlib.decompress(packed))
+
+
+def compile_regex(pattern: str, max_mem: int = REGEX_MAX_MEM) -> re2._Regexp:
     """Compile ``pattern`` in RE2 (linear time); raises ``re2.error`` with RE2's reason."""
     options = re2.Options()
     options.log_errors = False
-    options.max_mem = REGEX_MAX_MEM
+    options.max_mem = max_mem
     return re2.compile(pattern, options)
 
 
@@ -94,23 +109,64 @@ def _condition_zh(item: dict, overlay: list, index: int) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
 
 
-@dataclass(frozen=True)
 class Entry:
-    """One error in the KB. ``raw`` is the seed JSON object exactly as loaded."""
+    """One error in the KB. ``raw`` is the seed JSON object exactly as loaded.
 
-    raw: dict[str, Any]
-    source: str = ""
-    # Chinese text kept beside an entry whose file must stay as its author wrote it
-    # (seeds/_translations/<domain>/<slug>.json); ``raw`` never sees it.
-    translations: dict[str, Any] = field(default_factory=dict)
-    workarounds: tuple[Workaround, ...] = field(init=False)
-    dead_ends: tuple[DeadEnd, ...] = field(init=False)
+    A KB of tens of thousands of entries keeps each one packed (:meth:`packed`: its JSON,
+    compressed) and reads it on access, a few recent ones kept parsed: a paste needs only the
+    entries it matched, and a packed entry costs about a third of its file instead of several times it.
+    """
 
-    def __post_init__(self) -> None:
+    __slots__ = ("_ends", "_packed", "_raw", "_works", "id", "source", "translations")
+
+    def __init__(self, raw: dict[str, Any], source: str = "", translations: dict[str, Any] | None = None) -> None:
+        self._raw: dict[str, Any] | None = raw
+        self._packed: bytes | None = None
+        self.source = source
+        # Chinese text kept beside an entry whose file must stay as its author wrote it
+        # (seeds/_translations/<domain>/<slug>.json); ``raw`` never sees it.
+        self.translations: dict[str, Any] = translations if translations is not None else {}
+        value = raw.get("id")
+        self.id: str = value if isinstance(value, str) else ""
+        self._works: tuple[Workaround, ...] | None = None
+        self._ends: tuple[DeadEnd, ...] | None = None
+
+    @classmethod
+    def packed(cls, entry_id: str, packed: bytes, source: str = "",
+               translations: dict[str, Any] | None = None) -> Entry:
+        """An entry kept as :func:`pack` made it, read when a field is first wanted."""
+        entry = cls.__new__(cls)
+        entry._raw, entry._packed, entry.source = None, packed, source
+        entry.translations = translations if translations is not None else {}
+        entry.id = sys.intern(entry_id)
+        entry._works = entry._ends = None
+        return entry
+
+    @property
+    def raw(self) -> dict[str, Any]:
+        return self._raw if self._raw is not None else _unpack(self._packed or b"")
+
+    @property
+    def packed_raw(self) -> bytes:
+        """The entry's JSON as :func:`pack` made it (what a snapshot stores)."""
+        return self._packed if self._packed is not None else pack(self.raw)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Entry):
+            return NotImplemented
+        return (self.raw, self.source, self.translations) == (other.raw, other.source, other.translations)
+
+    __hash__ = None  # type: ignore[assignment]  # equal by content, which can change
+
+    def __repr__(self) -> str:
+        return f"Entry({self.id!r}, source={self.source!r})"
+
+    @property
+    def workarounds(self) -> tuple[Workaround, ...]:
+        if self._works is not None:
+            return self._works
         zh_w = self.translated("workarounds_zh") or []
-        zh_d = self.translated("dead_ends_zh") or []
         zh_wc = self.translations.get("conditions_zh") or []
-        zh_dc = self.translations.get("dead_end_conditions_zh") or []
         works = tuple(
             Workaround(
                 index=i,
@@ -125,6 +181,16 @@ class Entry:
             )
             for i, w in enumerate(self.raw.get("workarounds") or [])
         )
+        if self._raw is not None:  # a packed entry stays packed: it is built again when wanted
+            self._works = works
+        return works
+
+    @property
+    def dead_ends(self) -> tuple[DeadEnd, ...]:
+        if self._ends is not None:
+            return self._ends
+        zh_d = self.translated("dead_ends_zh") or []
+        zh_dc = self.translations.get("dead_end_conditions_zh") or []
         ends = tuple(
             DeadEnd(
                 action=d.get("action") or "",
@@ -136,8 +202,9 @@ class Entry:
             )
             for i, d in enumerate(self.raw.get("dead_ends") or [])
         )
-        object.__setattr__(self, "workarounds", works)
-        object.__setattr__(self, "dead_ends", ends)
+        if self._raw is not None:
+            self._ends = ends
+        return ends
 
     def translated(self, key: str) -> Any:
         """A ``*_zh`` field from the entry, else from its translations file."""
@@ -146,10 +213,6 @@ class Entry:
     def _str(self, key: str) -> str:
         value = self.raw.get(key)
         return value if isinstance(value, str) else ""
-
-    @property
-    def id(self) -> str:
-        return self._str("id")
 
     @property
     def domain(self) -> str:

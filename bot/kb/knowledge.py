@@ -1,17 +1,22 @@
 """The loaded KB: entries, with the matcher and the search index each built on first use.
 
 ``errkb diagnose`` never searches and ``errkb show`` never matches, so neither pays for the other.
+The matcher (its literal prefilter) and the fallback's index are kept in the KB snapshot beside the
+validated seeds (:mod:`bot.kb.seeds`), keyed by the same hash: unchanged seeds load them instead
+of analysing every regex again.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
 
 from bot.kb.entry import Entry
+from bot.kb.fallback import Fallback
 from bot.kb.matcher import Matcher
 from bot.kb.search import SearchIndex
-from bot.kb.seeds import load_seeds
+from bot.kb.seeds import Seeds, load_seeds, read_cached, write_cached
 
 
 class KnowledgeBase:
@@ -20,7 +25,23 @@ class KnowledgeBase:
 
     @cached_property
     def matcher(self) -> Matcher:
-        return Matcher(self.entries)
+        digest = self.entries.digest if isinstance(self.entries, Seeds) else None
+        if digest is None:
+            return Matcher(self.entries)
+        matcher = read_cached("matcher", digest)
+        if not isinstance(matcher, Matcher) or len(matcher) != len(self.entries):
+            matcher = Matcher(self.entries)
+            write_cached("matcher", digest, matcher)
+
+        def fallback(build: Callable[[], Fallback]) -> Fallback:
+            index = read_cached("fallback", digest)
+            if not isinstance(index, Fallback):
+                index = build()
+                write_cached("fallback", digest, index)
+            return index
+
+        matcher.attach(self.entries, fallback)
+        return matcher
 
     @cached_property
     def index(self) -> SearchIndex:

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections import Counter
-from collections.abc import Mapping
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import ahocorasick
@@ -30,7 +29,15 @@ from bot.kb.ranking import SEVERITY_RANK, Hit, cause_map, on_warning_line, rank,
 from bot.kb.seeds import SeedError
 from bot.kb.versions import parse_constraints
 
-COMPILED_CACHE = 2048  # compiled regexes kept (each within its RE2 budget, entry.REGEX_MAX_MEM)
+# Compiled regexes are kept within this much (estimated) memory: the whole bundled KB fits.
+COMPILED_BUDGET = 96 << 20
+REGEX_BASE_BYTES = 4096  # an RE2 object, its reverse program and the first DFA states of a search
+REGEX_BYTES_PER_INST = 160  # per program instruction, forward and reverse, and the DFA states searches build
+# A regex validated within entry.REGEX_MAX_MEM may search with more: a counted repetition such as
+# [\s\S]{0,400} needs a larger DFA cache, without which RE2 falls back to its NFA (100x slower).
+# The DFA grows only as far as searches take it.
+MATCH_MAX_MEM = 8 << 20
+MAX_KEY = 24  # characters of a required literal the prefilter keeps
 MAX_OPTIONS = 3  # literal sets of one entry that must all occur before its regex runs
 MAX_UNFILTERED = 2000  # regexes without a required literal that may be tried on every paste
 _FRAME_LINE = re.compile(r'^\s+(?:File "[^"]*", line \d+|at [\w$.<>/]+\(|\d+: 0x[0-9a-f]+)')
@@ -59,20 +66,67 @@ class Match:
     severity: str = "error"  # "warning" for a warning entry or an error logged at warning level; "info"
 
 
+class RegexCache:
+    """Compiled regexes, the least recently used dropped once their estimated memory passes ``budget``.
+
+    An RE2 object's memory is its programs plus the DFA states a search builds, so its cost is
+    estimated from its program size; ``info()`` shows the size and the evictions (flat on a
+    long run when the hot set fits)."""
+
+    def __init__(self, compile_one: Callable[[int], re2._Regexp | None], budget: int) -> None:
+        self._compile = compile_one
+        self._items: OrderedDict[int, tuple[re2._Regexp | None, int]] = OrderedDict()
+        self.budget = budget
+        self.bytes = 0
+        self.compiled = 0
+        self.evictions = 0
+
+    def __call__(self, index: int) -> re2._Regexp | None:
+        item = self._items.get(index)
+        if item is not None:
+            self._items.move_to_end(index)
+            return item[0]
+        regex = self._compile(index)
+        self.compiled += 1
+        cost = REGEX_BASE_BYTES + (REGEX_BYTES_PER_INST * regex.programsize if regex is not None else 0)
+        self._items[index] = (regex, cost)
+        self.bytes += cost
+        while self.bytes > self.budget and len(self._items) > 1:
+            _, (_, dropped) = self._items.popitem(last=False)
+            self.bytes -= dropped
+            self.evictions += 1
+        return regex
+
+    def info(self) -> dict[str, int]:
+        return {"regexes": len(self._items), "bytes": self.bytes, "budget": self.budget,
+                "compiled": self.compiled, "evictions": self.evictions}
+
+
 class Matcher:
-    """Every entry's regex behind one literal prefilter; ``match`` ranks the entries a paste is about."""
+    """Every entry's regex behind one literal prefilter; ``match`` ranks the entries a paste is about.
+
+    A Matcher pickles without its entries or compiled regexes (what :mod:`bot.kb.knowledge`
+    keeps in the KB snapshot); :meth:`attach` gives a loaded one its entries back."""
 
     def __init__(self, entries: Mapping[str, Entry]) -> None:
         self._ids: list[str] = []
         self._patterns: list[str] = []
         self._unfiltered: list[int] = []
+        self._severity: list[int] = []
+        self._constraints: dict[int, tuple] = {}
+        links: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
         analyses = []
-        for entry in entries.values():
-            if (reason := _syntax_error(entry.regex)) is not None:
+        for index, entry in enumerate(entries.values()):  # one pass: a packed entry is read once
+            regex = entry.regex
+            if (reason := _syntax_error(regex)) is not None:
                 raise MatcherError(entry.source or entry.id, f"RE2 cannot compile it ({reason})")
             self._ids.append(entry.id)
-            self._patterns.append(entry.regex)
-            analyses.append(analyze(entry.regex))
+            self._patterns.append(regex)
+            self._severity.append(SEVERITY_RANK[entry.severity])
+            if versions := entry.versions:
+                self._constraints[index] = tuple(parse_constraints(versions))
+            links[entry.id] = (entry.links("leads_to"), entry.links("preceded_by"))
+            analyses.append(analyze(regex))
         # Filter each regex on its rarest literal set: the fewer entries share a literal, the fewer
         # regexes one occurrence makes the matcher run.
         shared = Counter(lit for a in analyses for lit in {lit for option in a.options for lit in option})
@@ -87,46 +141,60 @@ class Matcher:
                 self._unfiltered.append(index)
                 continue
             for bit, option in enumerate(options[:MAX_OPTIONS]):
-                for literal in option:
+                # any part of a required literal is required too: the automaton keeps its first
+                # MAX_KEY characters, which tell entries apart as well and cost a fraction of the memory
+                for literal in {lit[:MAX_KEY] for lit in option}:
                     owners = automaton.get(literal, ())
-                    automaton.add_word(literal, (*owners, index * 8 + bit))
+                    code = index * 8 + bit
+                    if code not in owners:
+                        automaton.add_word(literal, (*owners, code))
         if len(self._unfiltered) > MAX_UNFILTERED:
             raise MatcherError("seeds", f"{len(self._unfiltered)} regexes have no literal of 4 or more characters to "
                                         f"filter on (at most {MAX_UNFILTERED} can be tried on every paste)")
         if len(automaton):
             automaton.make_automaton()
         self._automaton = automaton
-        self._severity = [SEVERITY_RANK[e.severity] for e in entries.values()]
-        self._severity_of = {e.id: SEVERITY_RANK[e.severity] for e in entries.values()}
-        self._constraints = {i: tuple(parse_constraints(e.versions)) for i, e in enumerate(entries.values())
-                             if e.versions}
-        self._causes = cause_map({e.id: (e.links("leads_to"), e.links("preceded_by")) for e in entries.values()})
-        self.unusable: set[str] = set()  # entries whose regex could not be compiled when needed
-        # the fallback's index is built the first time a paste has an error line no regex explains
-        self._fallback_source: tuple[Mapping[str, Entry], list[str]] | None = (entries, [a.words for a in analyses])
-        self._fallback_index: Fallback | None = None
-        self._init_cache()
+        self._severity_of = dict(zip(self._ids, self._severity, strict=True))
+        self._causes = cause_map(links)
+        self._words = [a.words for a in analyses]  # the fallback's index reads them
+        self._init()
+        self.attach(entries)
 
-    def _init_cache(self) -> None:
-        self._compiled = lru_cache(maxsize=COMPILED_CACHE)(self._compile)
+    def _init(self) -> None:
+        self.unusable: set[str] = set()  # entries whose regex could not be compiled when needed
+        self._compiled = RegexCache(self._compile, COMPILED_BUDGET)
+        self._entries: Mapping[str, Entry] | None = None
+        self._fallback_index: Fallback | None = None
+        self._fallback_cache: Callable[[Callable[[], Fallback]], Fallback] | None = None
+
+    def attach(self, entries: Mapping[str, Entry],
+               fallback_cache: Callable[[Callable[[], Fallback]], Fallback] | None = None) -> None:
+        """The entries this matcher was built from, for the fallback's index (built on first use;
+        ``fallback_cache(build)`` may return a kept one instead of building it)."""
+        self._entries = entries
+        self._fallback_cache = fallback_cache
 
     def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        del state["_compiled"]
-        return state
+        keep = ("_ids", "_patterns", "_unfiltered", "_severity", "_constraints", "_full", "_automaton",
+                "_severity_of", "_causes", "_words")
+        return {name: self.__dict__[name] for name in keep}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self._init_cache()
+        self._init()
 
     def __len__(self) -> int:
         return len(self._ids)
+
+    def cache_info(self) -> dict[str, int]:
+        """The compiled-regex cache: regexes and estimated bytes kept, the budget, compiles and evictions."""
+        return self._compiled.info()
 
     def _compile(self, index: int) -> re2._Regexp | None:
         """The entry's regex, or None when it does not compile within its budget (validation
         reports that entry; the matcher goes on without it)."""
         try:
-            return compile_regex(self._patterns[index])
+            return compile_regex(self._patterns[index], MATCH_MAX_MEM)
         except re2.error:
             self.unusable.add(self._ids[index])
             return None
@@ -198,9 +266,13 @@ class Matcher:
     def fallback(self) -> Fallback:
         """The retrieval fallback (its index is built on first use)."""
         if self._fallback_index is None:
-            assert self._fallback_source is not None
-            self._fallback_index = Fallback(*self._fallback_source)
-            self._fallback_source = None
+            assert self._entries is not None, "a loaded Matcher needs attach(entries) first"
+            entries, words = self._entries, self._words
+
+            def build() -> Fallback:
+                return Fallback(entries, words)
+
+            self._fallback_index = self._fallback_cache(build) if self._fallback_cache else build()
         return self._fallback_index
 
 

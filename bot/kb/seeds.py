@@ -1,9 +1,12 @@
 """Load, validate and export a seeds directory (``<dir>/<domain>/<slug>.json``).
 
 Loading validates every entry once and keeps a snapshot of the result, keyed by a hash of every
-seed file's path and bytes (and of the validating code): the next load of unchanged seeds reads
-the snapshot instead of validating again; any edited, added or removed file makes a new one. The
-snapshot is plain JSON in ``$ERRKB_CACHE`` (default ``~/.cache/errkb``; ``off`` disables it).
+seed file's path and bytes (and of the KB code): the next load of unchanged seeds reads the
+snapshot instead of validating again; any edited, added or removed file makes a new one. The
+matcher built from them is kept the same way (:mod:`bot.kb.knowledge`). Snapshots are pickles of
+our own data in ``$ERRKB_CACHE`` (default ``~/.cache/errkb``; ``off`` disables them), written
+readable by the user only; one that is corrupt, from another version, or not the user's own
+private file is ignored and rebuilt.
 """
 
 from __future__ import annotations
@@ -11,20 +14,30 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import pickle
+import sys
 import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
+
+import ahocorasick
 
 from bot.kb import entry as entry_module
-from bot.kb.entry import Entry, Problem, dangling_links, validate_entry, validate_translations
+from bot.kb.entry import Entry, Problem, dangling_links, pack, validate_entry, validate_translations
 
 TRANSLATIONS_DIR = "_translations"
 CACHE_ENV = "ERRKB_CACHE"
-SNAPSHOT_FORMAT = "1"
+SNAPSHOT_FORMAT = "2"
 
 
 class Seeds(dict[str, Entry]):
-    """Entries by id that passed validation as a whole (what :func:`load_seeds` returns)."""
+    """Entries by id that passed validation as a whole (what :func:`load_seeds` returns);
+    ``digest`` keys the snapshots made from them (None when snapshots are off)."""
+
+    def __init__(self, entries: Mapping[str, Entry], digest: str | None = None) -> None:
+        super().__init__(entries)
+        self.digest = digest
 
 
 class SeedError(Exception):
@@ -67,7 +80,8 @@ def read_seeds(directory: str | Path) -> tuple[dict[str, Entry], list[Problem]]:
         if raw["id"] in entries:
             problems.append(Problem(name, "id", f"duplicate id {raw['id']!r}, also in {entries[raw['id']].source}"))
             continue
-        entries[raw["id"]] = Entry(raw=raw, source=name)
+        # kept packed: a large KB's parsed JSON would cost several times its files
+        entries[raw["id"]] = Entry.packed(raw["id"], pack(raw), name)
     problems.extend(dangling_links(entries))
     for path in sorted((root / TRANSLATIONS_DIR).glob("*/*.json")):
         entry_id = f"{path.parent.name}/{path.stem}"
@@ -81,24 +95,29 @@ def read_seeds(directory: str | Path) -> tuple[dict[str, Entry], list[Problem]]:
         problems.extend(found)
         if not found:
             entry = entries[entry_id]
-            entries[entry_id] = Entry(raw=entry.raw, source=entry.source, translations=overlay)
+            entries[entry_id] = Entry.packed(entry_id, entry.packed_raw, entry.source, overlay)
     return entries, problems
 
 
 def load_seeds(directory: str | Path) -> Seeds:
     """All entries of a valid seeds directory; raises :class:`SeedError` listing every problem."""
-    digest = _fingerprint(Path(directory))
-    cached = _read_snapshot(digest) if digest else None
-    if cached is not None:
-        return cached
-    entries, problems = read_seeds(directory)
+    root = Path(directory)
+    digest = _fingerprint(root)
+    cached = read_cached("seeds", digest) if digest else None
+    if isinstance(cached, list):
+        try:
+            return Seeds({entry_id: Entry.packed(entry_id, packed, source, translations or None)
+                          for entry_id, source, packed, translations in cached}, digest=digest)
+        except (TypeError, ValueError):
+            pass  # not what this version writes: validate again
+    entries, problems = read_seeds(root)
     if problems:
         raise SeedError(problems)
     if not entries:
         raise SeedError([Problem(str(directory), "", "contains no entries (expected <domain>/<slug>.json)")])
     if digest:
-        _write_snapshot(digest, entries)
-    return Seeds(entries)
+        write_cached("seeds", digest, [(e.id, e.source, e.packed_raw, e.translations) for e in entries.values()])
+    return Seeds(entries, digest=digest)
 
 
 def _cache_dir() -> Path | None:
@@ -111,59 +130,121 @@ def _cache_dir() -> Path | None:
     return Path(base) / "errkb"
 
 
-def _fingerprint(root: Path) -> str | None:
-    """A hash of every file the entries come from (path and bytes) and of the code that validates them."""
-    if _cache_dir() is None or not root.is_dir():
-        return None
-    digest = hashlib.sha256(f"{SNAPSHOT_FORMAT}\0{root.resolve()}\0".encode())
-    for module in (entry_module.__file__, __file__):
-        digest.update(Path(module).read_bytes())
+def _code_digest() -> bytes:
+    """What the snapshots depend on besides the seeds: the KB code and the libraries it pickles."""
+    library = os.stat(ahocorasick.__file__)  # the automaton's pickled form is its own
+    digest = hashlib.sha256(f"{SNAPSHOT_FORMAT}\0{sys.version}\0{library.st_size}\0{library.st_mtime_ns}\0".encode())
+    for module in sorted(Path(entry_module.__file__).parent.glob("*.py")):
+        digest.update(module.read_bytes())
+    return digest.digest()
+
+
+def _listing(root: Path) -> list[tuple[str, os.stat_result]]:
+    """(relative path, stat) of the schema, entry and translation files, in a stable order
+    (``os.scandir``: at 50,000 files ``pathlib``'s glob alone takes seconds)."""
+    found = []
     schema = root / "entry.schema.json"
-    files = [*seed_files(root), *sorted((root / TRANSLATIONS_DIR).glob("*/*.json"))]
-    for path in ([schema] if schema.is_file() else []) + files:
+    if schema.is_file():
+        found.append(("entry.schema.json", schema.stat()))
+    with os.scandir(root) as domains:
+        folders = sorted(d.name for d in domains if d.is_dir() and d.name != TRANSLATIONS_DIR)
+    for folder in [*folders, *(f"{TRANSLATIONS_DIR}/{d}" for d in _subfolders(root / TRANSLATIONS_DIR))]:
+        with os.scandir(root / folder) as files:
+            found.extend(sorted((f"{folder}/{f.name}", f.stat()) for f in files
+                                if f.name.endswith(".json") and f.is_file()))
+    return found
+
+
+def _subfolders(path: Path) -> list[str]:
+    if not path.is_dir():
+        return []
+    with os.scandir(path) as items:
+        return sorted(d.name for d in items if d.is_dir())
+
+
+def _fingerprint(root: Path) -> str | None:
+    """A hash of every file the entries come from (path and bytes) and of the code that reads them.
+
+    Reading 50,000 files to hash them takes seconds, so the hash is remembered with the files'
+    sizes and modification times (``stamps.json``); while none of those changed it is reused."""
+    cache = _cache_dir()
+    if cache is None or not root.is_dir():
+        return None
+    code = _code_digest()
+    where = str(root.resolve())
+    try:
+        files = _listing(root)
+    except OSError:
+        return None
+    stamp = hashlib.sha256(code + where.encode())
+    stamp.update("".join(f"{name}\0{st.st_size}\0{st.st_mtime_ns}\0" for name, st in files).encode())
+    stamps_file = cache / "stamps.json"
+    try:
+        stamps = json.loads(stamps_file.read_text(encoding="utf-8"))
+        known = stamps.get(where)
+        if isinstance(known, list) and known[0] == stamp.hexdigest() and isinstance(known[1], str):
+            return known[1]
+    except (OSError, ValueError, IndexError, AttributeError):
+        stamps = {}
+    digest = hashlib.sha256(code + where.encode())
+    for name, _ in files:
         try:
-            data = path.read_bytes()
+            data = (root / name).read_bytes()
         except OSError:
             return None
-        digest.update(f"{path.relative_to(root)}\0{len(data)}\0".encode())
+        digest.update(f"{name}\0{len(data)}\0".encode())
         digest.update(data)
+    stamps = stamps if isinstance(stamps, dict) else {}
+    stamps[where] = [stamp.hexdigest(), digest.hexdigest()]
+    _write_file(stamps_file, json.dumps(stamps).encode())
     return digest.hexdigest()
 
 
-def _snapshot_path(digest: str) -> Path | None:
+def read_cached(kind: str, digest: str) -> Any:
+    """What :func:`write_cached` stored as ``kind`` for ``digest``, or None (absent, corrupt, from
+    another version, or not safe to load: not the user's own file, or writable by others)."""
     cache = _cache_dir()
-    return cache / f"seeds-{digest[:32]}.json" if cache is not None else None
-
-
-def _read_snapshot(digest: str) -> Seeds | None:
-    path = _snapshot_path(digest)
+    if cache is None:
+        return None
+    path = cache / f"{kind}-{digest[:32]}.pickle"
     try:
-        if path is None or not path.is_file():
-            return None
-        data = json.loads(path.read_text(encoding="utf-8"))
-        if data.get("digest") != digest:
-            return None
-        return Seeds({raw["id"]: Entry(raw=raw, source=source, translations=translations or {})
-                      for raw, source, translations in data["entries"]})
-    except (OSError, ValueError, KeyError, TypeError):
-        return None  # unreadable or from another version: validate again
+        with path.open("rb") as f:
+            st = os.fstat(f.fileno())
+            if st.st_uid != os.getuid() or st.st_mode & 0o022:
+                return None  # a pickle runs code as it loads: only our own, private files are read
+            data = pickle.load(f)
+        if isinstance(data, tuple) and len(data) == 2 and data[0] == digest:
+            return data[1]
+    except Exception:  # any unreadable snapshot only costs a rebuild
+        return None
+    return None
 
 
-def _write_snapshot(digest: str, entries: Mapping[str, Entry]) -> None:
-    path = _snapshot_path(digest)
-    if path is None:
+def write_cached(kind: str, digest: str, value: Any) -> None:
+    """Keep ``value`` (our own data) as the ``kind`` snapshot of ``digest``, replacing older ones."""
+    cache = _cache_dir()
+    if cache is None:
         return
-    data = {"digest": digest, "entries": [[e.raw, e.source, e.translations] for e in entries.values()]}
+    path = cache / f"{kind}-{digest[:32]}.pickle"
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        for old in path.parent.glob("seeds-*.json"):
+        data = pickle.dumps((digest, value), protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, TypeError, AttributeError):
+        return
+    if _write_file(path, data):
+        for old in cache.glob(f"{kind}-*.pickle"):
             if old != path:
                 old.unlink(missing_ok=True)
-        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, delete=False, suffix=".tmp") as f:
-            json.dump(data, f, ensure_ascii=False)
+
+
+def _write_file(path: Path, data: bytes) -> bool:
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("wb", dir=path.parent, delete=False, suffix=".tmp") as f:
+            f.write(data)  # NamedTemporaryFile creates it readable by the user only
         os.replace(f.name, path)
+        return True
     except OSError:
-        pass  # a read-only cache only costs the next load its validation
+        return False  # a read-only cache only costs the next load its validation
 
 
 def entry_json(raw: dict) -> str:

@@ -93,3 +93,16 @@ def test_a_condition_reads_in_chinese_from_the_item_or_the_overlay(nccl_raw):
     assert entry.workarounds[1].condition_zh is None
     assert (entry.dead_ends[0].condition, entry.dead_ends[0].condition_zh) == ("slow storage", "存储慢")
     assert entry.dead_ends[1].condition_zh is None
+
+
+def test_a_packed_entry_reads_as_the_entry_it_was_made_from(nccl_raw):
+    import json
+
+    from bot.kb.entry import pack
+
+    plain = Entry(nccl_raw, source="s.json", translations={"dead_end_conditions_zh": ["存储慢"]})
+    packed = Entry.packed(plain.id, pack(nccl_raw), "s.json", {"dead_end_conditions_zh": ["存储慢"]})
+    assert packed == plain and packed.raw == nccl_raw and list(packed.raw) == list(nccl_raw)
+    assert (packed.id, packed.signature, packed.workarounds, packed.dead_ends) == \
+        (plain.id, plain.signature, plain.workarounds, plain.dead_ends)
+    assert len(packed.packed_raw) < len(json.dumps(nccl_raw)) / 2

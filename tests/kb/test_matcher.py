@@ -148,6 +148,26 @@ def test_a_matcher_survives_pickling_for_the_kb_snapshot(matcher):
     assert copy_.match(NCCL_PASTES[1])[0].entry_id == NCCL_ID
 
 
+def test_compiled_regexes_stay_within_their_memory_budget_and_say_so(nccl_raw, monkeypatch):
+    import bot.kb.matcher as matcher_module
+
+    monkeypatch.setattr(matcher_module, "COMPILED_BUDGET", 3 * matcher_module.REGEX_BASE_BYTES)
+    entries = {f"x/e{i}": entry(nccl_raw, f"x/e{i}", rf"widget{i:03d} broke", f"widget{i:03d} broke") for i in range(20)}
+    small = Matcher(entries)
+    for round_ in range(2):
+        for i in range(20):
+            assert [m.entry_id for m in small.match(f"widget{i:03d} broke")] == [f"x/e{i}"], round_
+    info = small.cache_info()
+    assert info["bytes"] <= info["budget"] and info["regexes"] < 20
+    assert info["compiled"] == 40 and info["evictions"] == 40 - info["regexes"]
+    monkeypatch.undo()
+    roomy = Matcher(entries)  # the default budget holds them all: each is compiled once
+    for _ in range(2):
+        for i in range(20):
+            roomy.match(f"widget{i:03d} broke")
+    assert roomy.cache_info()["compiled"] == 20 and roomy.cache_info()["evictions"] == 0
+
+
 def test_a_regex_too_large_for_its_budget_is_skipped_not_fatal(nccl_raw):
     big = Matcher({"x/big": entry(nccl_raw, "x/big", r"segfault \pL{1000}\pL{1000}", "segfault"),
                    NCCL_ID: Entry(nccl_raw)})

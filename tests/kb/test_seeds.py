@@ -1,12 +1,13 @@
-"""Loading a seeds directory: the user's entry intact, broken files named, export round trip."""
+"""Loading a seeds directory: the user's entry intact, broken files named, export round trip, the snapshot."""
 
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
-from bot.kb.seeds import SeedError, export_seeds, load_seeds, read_seeds
+from bot.kb.seeds import SeedError, export_seeds, load_seeds, read_cached, read_seeds
 from tests.conftest import NCCL_ID, SEEDS, USER_SEED, write_entry
 
 
@@ -117,3 +118,61 @@ def test_a_file_nested_100000_levels_deep_is_one_problem(tmp_path):
     path.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
     _, problems = read_seeds(tmp_path)
     assert [str(p) for p in problems] == [f"{path}: nested too deeply to be an entry (an entry is a flat JSON object)"]
+
+
+# --- the snapshot ---------------------------------------------------------------------------
+
+
+def _snapshot_files(cache):
+    return sorted(p.name.split("-")[0] for p in cache.glob("*.pickle"))
+
+
+def test_unchanged_seeds_load_from_the_snapshot_and_an_edit_is_seen(tmp_path, monkeypatch, nccl_raw):
+    monkeypatch.setenv("ERRKB_CACHE", str(tmp_path / "cache"))
+    path = write_entry(tmp_path / "seeds", nccl_raw)
+    first = load_seeds(tmp_path / "seeds")
+    assert _snapshot_files(tmp_path / "cache") == ["seeds"]
+    again = load_seeds(tmp_path / "seeds")
+    assert again == first and again.digest == first.digest
+    nccl_raw["signature"] = "an edited signature"
+    path.write_text(json.dumps(nccl_raw), encoding="utf-8")
+    edited = load_seeds(tmp_path / "seeds")
+    assert edited.digest != first.digest
+    assert edited[NCCL_ID].signature == "an edited signature"
+    assert len(list((tmp_path / "cache").glob("seeds-*.pickle"))) == 1  # the old snapshot is gone
+
+
+def test_a_touched_but_unchanged_file_reuses_the_snapshot(tmp_path, monkeypatch, nccl_raw):
+    monkeypatch.setenv("ERRKB_CACHE", str(tmp_path / "cache"))
+    path = write_entry(tmp_path / "seeds", nccl_raw)
+    digest = load_seeds(tmp_path / "seeds").digest
+    os.utime(path, ns=(1, 1))  # touched, same bytes: the content hash is the same, the snapshot reused
+    assert load_seeds(tmp_path / "seeds").digest == digest
+
+
+@pytest.mark.parametrize("damage", [b"", b"not a pickle at all", b"\x80\x05K\x01."])
+def test_a_corrupt_snapshot_is_ignored(tmp_path, monkeypatch, nccl_raw, damage):
+    monkeypatch.setenv("ERRKB_CACHE", str(tmp_path / "cache"))
+    write_entry(tmp_path / "seeds", nccl_raw)
+    load_seeds(tmp_path / "seeds")
+    (snapshot,) = (tmp_path / "cache").glob("seeds-*.pickle")
+    snapshot.write_bytes(damage)
+    assert load_seeds(tmp_path / "seeds")[NCCL_ID].raw == nccl_raw
+
+
+def test_a_snapshot_others_can_write_is_never_loaded(tmp_path, monkeypatch, nccl_raw):
+    monkeypatch.setenv("ERRKB_CACHE", str(tmp_path / "cache"))
+    write_entry(tmp_path / "seeds", nccl_raw)
+    digest = load_seeds(tmp_path / "seeds").digest
+    assert read_cached("seeds", digest) is not None
+    (snapshot,) = (tmp_path / "cache").glob("seeds-*.pickle")
+    snapshot.chmod(0o666)
+    assert read_cached("seeds", digest) is None
+
+
+def test_off_keeps_no_snapshot(tmp_path, monkeypatch, nccl_raw):
+    monkeypatch.setenv("ERRKB_CACHE", "off")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    write_entry(tmp_path / "seeds", nccl_raw)
+    assert load_seeds(tmp_path / "seeds").digest is None
+    assert not (tmp_path / "xdg").exists()

@@ -1,0 +1,55 @@
+"""The loaded KB: the matcher and the fallback's index come from the snapshot while the seeds are unchanged."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from bot.kb import matcher as matcher_module
+from bot.kb.knowledge import KnowledgeBase
+from tests.conftest import write_entry
+
+OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
+
+
+@pytest.fixture
+def seeds(tmp_path, monkeypatch, nccl_raw):
+    monkeypatch.setenv("ERRKB_CACHE", str(tmp_path / "cache"))
+    oom = copy.deepcopy(nccl_raw)
+    oom.update(id="pytorch/cuda-oom", regex=r"CUDA out of memory\. Tried to allocate \d+(?:\.\d+)? [KMG]iB",
+               signature=OOM, aliases=[], transition_graph={})
+    nccl_raw["transition_graph"] = {}
+    write_entry(tmp_path / "seeds", nccl_raw)
+    return tmp_path / "seeds", write_entry(tmp_path / "seeds", oom), oom
+
+
+def test_unchanged_seeds_match_without_analysing_a_regex(seeds, monkeypatch):
+    root, _, _ = seeds
+    built = KnowledgeBase.load(root).matcher
+    built.fallback  # noqa: B018 - built once, then kept
+    monkeypatch.setattr(matcher_module, "analyze", lambda pattern: pytest.fail("analysed again"))
+    monkeypatch.setattr(matcher_module, "Fallback", lambda *args: pytest.fail("fallback index built again"))
+    loaded = KnowledgeBase.load(root).matcher
+    assert [m.entry_id for m in loaded.match(OOM)] == [m.entry_id for m in built.match(OOM)] == ["pytorch/cuda-oom"]
+    # the fallback's index is kept too: a wording no regex has still finds the entry
+    assert loaded.fallback.guess("torch.OutOfMemoryError: CUDA out of memory")[0].entry_id == "pytorch/cuda-oom"
+
+
+def test_an_edited_regex_is_matched_at_once(seeds):
+    root, path, oom = seeds
+    assert KnowledgeBase.load(root).matcher.match(OOM)
+    oom["regex"] = r"CUDA ran dry"
+    path.write_text(json.dumps(oom), encoding="utf-8")
+    matcher = KnowledgeBase.load(root).matcher
+    assert [m.entry_id for m in matcher.match("RuntimeError: CUDA ran dry") if m.how == "regex"] == ["pytorch/cuda-oom"]
+    assert not [m for m in matcher.match(OOM) if m.how == "regex"]
+
+
+def test_a_corrupt_matcher_snapshot_is_rebuilt(seeds, tmp_path):
+    root, _, _ = seeds
+    KnowledgeBase.load(root).matcher  # noqa: B018 - writes the snapshot
+    (snapshot,) = (tmp_path / "cache").glob("matcher-*.pickle")
+    snapshot.write_bytes(snapshot.read_bytes()[:100])
+    assert KnowledgeBase.load(root).matcher.match(OOM)[0].entry_id == "pytorch/cuda-oom"
