@@ -193,7 +193,7 @@ async def start(settings: Settings, host: str = "0.0.0.0", port: int | None = No
         raise SystemExit("errkb serve: set SLACK_SIGNING_SECRET (HTTP mode), or SLACK_APP_TOKEN for Socket Mode")
     i18n.load_catalogs()
     kb = kb or KnowledgeBase.load(settings.seeds_dir)
-    kb.matcher, kb.index  # noqa: B018 - built now, not while the first events wait
+    kb.matcher.fallback, kb.index  # noqa: B018 - built (or loaded from the snapshot) now, not while the first events wait
     store = await Store.open(settings.database_url)
     session = aiohttp.ClientSession()
     try:
