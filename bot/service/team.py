@@ -55,7 +55,7 @@ class Corpus:
 
     @cached_property
     def chat(self) -> tuple[str, ...]:
-        return chat_messages(self.fixtures / "chat") if self.fixtures else ()
+        return tuple(normalize(m).text for m in chat_messages(self.fixtures / "chat")) if self.fixtures else ()
 
     @cached_property
     def pastes(self) -> tuple[tuple[str, str], ...]:
@@ -82,10 +82,6 @@ class TeamKnowledge:
         if loaded.matcher is None:
             return []
         return loaded.matcher.regex_hits(normalize(paste[-MAX_PASTE_CHARS:]))[:1]
-
-    def author(self, entry_id: str) -> str | None:
-        entry = self._by_id.get(entry_id)
-        return entry.raw.get("team_author") if entry is not None else None
 
     def entry(self, entry_id: str) -> Entry | None:
         """A team entry loaded in this process (by a paste in its workspace, or ``fetch``)."""

@@ -15,7 +15,7 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.kb.team_entry import clean_body, team_entry, team_entry_id
-from bot.store.models import EntryRow, Target, TeamEntryRow, TeamFixRow
+from bot.store.models import EntryRow, Target, TeamEntryRow, TeamFixRow, UnknownErrorRow
 from bot.store.sync import put_entry
 from bot.store.views import TeamEntry, TeamVersion
 
@@ -42,7 +42,8 @@ async def get(conn: AsyncConnection, entry_id: str) -> TeamEntry | None:
 
 async def add(conn: AsyncConnection, workspace: str, author: str, locale: str, body: dict[str, Any], regex: str,
               example: str, now: float) -> TeamEntry:
-    """Store a new team entry (live); its id is ``team-<workspace>/<row id>``."""
+    """Store a new team entry (live); its id is ``team-<workspace>/<row id>``. The unknown error it was written
+    for is known now: its shape leaves the workspace's list."""
     placeholder = f"pending/{uuid.uuid4().hex}"
     row_id = (await conn.execute(_T.insert().values(
         workspace=workspace, entry_id=placeholder, author=author, locale=locale, body=_dump(body), regex=regex,
@@ -50,6 +51,8 @@ async def add(conn: AsyncConnection, workspace: str, author: str, locale: str, b
     entry_id = team_entry_id(workspace, row_id)
     await conn.execute(update(TeamEntryRow).where(TeamEntryRow.id == row_id).values(entry_id=entry_id))
     await put_entry(conn, team_entry(entry_id, locale, body, regex, author=author), now)
+    await conn.execute(delete(UnknownErrorRow).where(UnknownErrorRow.workspace == workspace,
+                                                     UnknownErrorRow.shape == example[:300]))
     found = await get(conn, entry_id)
     assert found is not None
     return found

@@ -84,6 +84,7 @@ async def test_add_to_errkb_teaches_the_next_paste_and_stores_no_paste(harness, 
     assert saved.status == 200 and saved.body == ""  # the modal closes
     [row] = await harness.store.team_entries(p.TEAM)
     assert (row.author, row.example) == ("U_EN", SHAPE)
+    assert await harness.store.unknown_errors(p.TEAM) == []  # known now: it leaves "Errors errkb doesn't know yet"
 
     answered = await paste_and_wait(harness, unknown_paste(4))
     shown = answered.answer.text_of_blocks
