@@ -3,7 +3,7 @@
 ``errkb diagnose`` never searches and ``errkb show`` never matches, so neither pays for the other.
 The matcher (its literal prefilter) and the fallback's index are kept in the KB snapshot beside the
 validated seeds (:mod:`bot.kb.seeds`), keyed by the same hash: unchanged seeds load them instead
-of analysing every regex again.
+of analysing every regex again, and an edited seed re-analyses only the regexes that changed.
 """
 
 from __future__ import annotations
@@ -11,12 +11,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.kb.entry import Entry
 from bot.kb.fallback import Fallback
 from bot.kb.matcher import Matcher
-from bot.kb.search import SearchIndex
-from bot.kb.seeds import Seeds, load_seeds, read_cached, write_cached
+from bot.kb.seeds import Seeds, code_digest, load_seeds, read_cached, write_cached
+
+if TYPE_CHECKING:
+    from bot.kb.search import SearchIndex
 
 
 class KnowledgeBase:
@@ -30,8 +33,13 @@ class KnowledgeBase:
             return Matcher(self.entries)
         matcher = read_cached("matcher", digest)
         if not isinstance(matcher, Matcher) or len(matcher) != len(self.entries):
-            matcher = Matcher(self.entries)
+            # the regexes' analyses are kept by the code's hash alone: an edit re-analyses only its regex
+            code = code_digest()
+            analyses = read_cached("analyses", code)
+            analyses = analyses if isinstance(analyses, dict) else {}
+            matcher = Matcher(self.entries, analyses)
             write_cached("matcher", digest, matcher)
+            write_cached("analyses", code, analyses)
 
         def fallback(build: Callable[[], Fallback]) -> Fallback:
             index = read_cached("fallback", digest)
@@ -45,6 +53,8 @@ class KnowledgeBase:
 
     @cached_property
     def index(self) -> SearchIndex:
+        from bot.kb.search import SearchIndex  # rapidfuzz: imported only by the commands that search
+
         return SearchIndex(self.entries)
 
     @classmethod

@@ -23,7 +23,7 @@ import re2
 
 from bot.kb.entry import Entry, Problem, compile_regex
 from bot.kb.fallback import MIN_CONFIDENCE, Fallback, error_lines
-from bot.kb.literals import analyze
+from bot.kb.literals import Analysis, analyze
 from bot.kb.normalize import Normalized, normalize
 from bot.kb.ranking import SEVERITY_RANK, Hit, cause_map, on_warning_line, rank, severity_name
 from bot.kb.seeds import SeedError
@@ -108,14 +108,17 @@ class Matcher:
     A Matcher pickles without its entries or compiled regexes (what :mod:`bot.kb.knowledge`
     keeps in the KB snapshot); :meth:`attach` gives a loaded one its entries back."""
 
-    def __init__(self, entries: Mapping[str, Entry]) -> None:
+    def __init__(self, entries: Mapping[str, Entry], analyses: dict[str, Analysis] | None = None) -> None:
+        """``analyses``: literal analyses by pattern from an earlier build, reused (analysing is most of
+        the build); on return it holds this build's, so a KB snapshot re-analyses only edited regexes."""
+        known = analyses if analyses is not None else {}
         self._ids: list[str] = []
         self._patterns: list[str] = []
         self._unfiltered: list[int] = []
         self._severity: list[int] = []
         self._constraints: dict[int, tuple] = {}
         links: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
-        analyses = []
+        found_list: list[Analysis] = []
         for index, entry in enumerate(entries.values()):  # one pass: a packed entry is read once
             regex = entry.regex
             if (reason := _syntax_error(regex)) is not None:
@@ -126,15 +129,19 @@ class Matcher:
             if versions := entry.versions:
                 self._constraints[index] = tuple(parse_constraints(versions))
             links[entry.id] = (entry.links("leads_to"), entry.links("preceded_by"))
-            analyses.append(analyze(regex))
+            found = known.get(regex)
+            found_list.append(found if isinstance(found, Analysis) else analyze(regex))
         # Filter each regex on its rarest literal set: the fewer entries share a literal, the fewer
         # regexes one occurrence makes the matcher run.
-        shared = Counter(lit for a in analyses for lit in {lit for option in a.options for lit in option})
+        if analyses is not None:
+            analyses.clear()
+            analyses.update(zip(self._patterns, found_list, strict=True))
+        shared = Counter(lit for a in found_list for lit in {lit for option in a.options for lit in option})
         # Each literal set alone is required, so a regex can match only where all of them occur:
         # up to MAX_OPTIONS of an entry's rarest sets are checked together (the entry's bit mask).
         automaton = ahocorasick.Automaton()
         self._full: list[int] = []
-        for index, analysis in enumerate(analyses):
+        for index, analysis in enumerate(found_list):
             options = sorted(analysis.options, key=lambda o: (sum(shared[lit] for lit in o), -min(map(len, o))))
             self._full.append((1 << min(len(options), MAX_OPTIONS)) - 1)
             if not options:
@@ -156,7 +163,7 @@ class Matcher:
         self._automaton = automaton
         self._severity_of = dict(zip(self._ids, self._severity, strict=True))
         self._causes = cause_map(links)
-        self._words = [a.words for a in analyses]  # the fallback's index reads them
+        self._words = [a.words for a in found_list]  # the fallback's index reads them
         self._init()
         self.attach(entries)
 

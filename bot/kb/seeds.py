@@ -139,6 +139,11 @@ def _code_digest() -> bytes:
     return digest.digest()
 
 
+def code_digest() -> str:
+    """A hash of the KB code (what keys data that depends on no seed, such as regex analyses)."""
+    return _code_digest().hex()
+
+
 def _listing(root: Path) -> list[tuple[str, os.stat_result]]:
     """(relative path, stat) of the schema, entry and translation files, in a stable order
     (``os.scandir``: at 50,000 files ``pathlib``'s glob alone takes seconds)."""

@@ -1,4 +1,5 @@
-"""The loaded KB: the matcher and the fallback's index come from the snapshot while the seeds are unchanged."""
+"""The loaded KB: the matcher and the fallback's index come from the snapshot while the seeds are unchanged;
+an edit re-analyses only its own regex."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pytest
 
 from bot.kb import matcher as matcher_module
 from bot.kb.knowledge import KnowledgeBase
+from bot.kb.literals import analyze
 from tests.conftest import write_entry
 
 OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
@@ -37,12 +39,15 @@ def test_unchanged_seeds_match_without_analysing_a_regex(seeds, monkeypatch):
     assert loaded.fallback.guess("torch.OutOfMemoryError: CUDA out of memory")[0].entry_id == "pytorch/cuda-oom"
 
 
-def test_an_edited_regex_is_matched_at_once(seeds):
+def test_an_edited_regex_is_matched_at_once_and_only_it_is_analysed_again(seeds, monkeypatch):
     root, path, oom = seeds
     assert KnowledgeBase.load(root).matcher.match(OOM)
     oom["regex"] = r"CUDA ran dry"
     path.write_text(json.dumps(oom), encoding="utf-8")
+    analysed = []
+    monkeypatch.setattr(matcher_module, "analyze", lambda pattern: analysed.append(pattern) or analyze(pattern))
     matcher = KnowledgeBase.load(root).matcher
+    assert analysed == [r"CUDA ran dry"]
     assert [m.entry_id for m in matcher.match("RuntimeError: CUDA ran dry") if m.how == "regex"] == ["pytorch/cuda-oom"]
     assert not [m for m in matcher.match(OOM) if m.how == "regex"]
 
