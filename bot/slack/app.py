@@ -262,4 +262,5 @@ def serve(settings: Settings) -> None:
     """``errkb serve``."""
     logs.configure(settings.log_level, (settings.bot_token, settings.signing_secret, settings.app_token,
                                         settings.client_secret), settings.log_format)
+    memory.configure()  # freed large buffers go back to the system (bot/memory.py)
     asyncio.run(run(settings))
