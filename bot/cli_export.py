@@ -1,7 +1,7 @@
 """``errkb export --team T…``: a workspace's own knowledge as files for an upstream pull request.
 
 Under ``--out`` it writes ``seeds/<domain>/<slug>.json`` (each team entry; each KB entry that got
-suggested fixes, whole, with them appended, so the pull request's diff is those fixes) and
+suggested fixes, its file's own text with them appended, so the pull request's diff is those fixes) and
 ``tests/fixtures/pastes/<domain>/<slug>/1.txt`` (a team entry's example line, masked as stored), laid
 out like the repository: copy the tree over a checkout and open the pull request.
 """
@@ -25,7 +25,7 @@ def export_team(args: argparse.Namespace, kb: KnowledgeBase, found: TeamExport) 
             print(p, file=sys.stderr)
         return 1
     out = Path(args.out)
-    written = export_seeds(found.raws, out / "seeds", found.translations)
+    written = export_seeds(found.raws, out / "seeds", found.translations, kb.entries)
     fixtures = []
     for entry_id, line in found.fixtures.items():
         path = out / "tests" / "fixtures" / "pastes" / entry_id / "1.txt"

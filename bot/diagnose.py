@@ -293,6 +293,8 @@ def _localized(english: str, chinese: str | None, zh: bool, source: str = "en") 
     """The text for the reader, and whether it stands in for a missing translation (``english``: the
     plain field, in ``source``'s language)."""
     if not zh:
+        if not english.strip() and chinese and chinese.strip():  # written in Chinese only, English still to come
+            return chinese, True
         return english, source != "en"
     if chinese and chinese.strip():
         return chinese, False

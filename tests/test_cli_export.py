@@ -4,6 +4,7 @@ over the bundled seeds, and that ``errkb seed`` takes back without doubling an e
 from __future__ import annotations
 
 import asyncio
+import difflib
 import json
 import shutil
 
@@ -11,8 +12,9 @@ from bot.cli import main
 from bot.kb.feedback import SUGGESTED_BASE, Tally
 from bot.kb.knowledge import KnowledgeBase
 from bot.kb.normalize import normalize
+from bot.kb.quality import lint
 from bot.store import Store
-from tests.conftest import NCCL_ID, SEEDS
+from tests.conftest import NCCL_ID, REPO, SEEDS
 
 TEAM = "T0ACME"
 BODY = {"title": "AcmeWidgetError: frobnicator rejected shard", "root_cause": "The shard map is stale after a resize.",
@@ -20,6 +22,7 @@ BODY = {"title": "AcmeWidgetError: frobnicator rejected shard", "root_cause": "T
 REGEX = r"AcmeWidgetError: frobnicator \S+ rejected shard \d+"
 EXAMPLE = "AcmeWidgetError: frobnicator <name> rejected shard 7 from <path>"
 FIX = "Set NCCL_P2P_DISABLE=1 on the nodes without NVLink."
+ZH_FIX = "把 `NCCL_TIMEOUT` 调到 1800 秒，先让慢节点跑完。"  # written in Chinese only
 
 
 async def _teach(url: str) -> tuple[str, int, int]:
@@ -28,6 +31,7 @@ async def _teach(url: str) -> tuple[str, int, int]:
         kb_fix = await store.suggest_fix(TEAM, NCCL_ID, "U2", "en", FIX)
         team_fix = await store.suggest_fix(TEAM, team.entry_id, "U3", "zh", "先清空缓存再重试。", "Clear the cache, then retry.")
         await store.record_button(TEAM, "U4", NCCL_ID, kb_fix.index, 1, 10.0)
+        await store.suggest_fix(TEAM, NCCL_ID, "U5", "zh", ZH_FIX)
         await store.suggest_fix("T0OTHER", NCCL_ID, "U9", "en", "Another team's fix stays theirs.")
         return team.entry_id, kb_fix.index, team_fix.index
 
@@ -48,12 +52,19 @@ def test_export_validates_over_the_bundled_seeds_and_seeds_back_without_doubles(
     code, out = run(capsys, "export", "--team", TEAM, "--out", str(tmp_path / "out"), "--format", "json")
     assert code == 0
     report = json.loads(out)
-    assert (report["team_entries"], report["amended_entries"], report["suggested_fixes"]) == ([team_id], [NCCL_ID], 2)
+    assert (report["team_entries"], report["amended_entries"], report["suggested_fixes"]) == ([team_id], [NCCL_ID], 3)
 
-    nccl = json.loads((tmp_path / "out" / "seeds" / f"{NCCL_ID}.json").read_text(encoding="utf-8"))
-    original = json.loads((SEEDS / f"{NCCL_ID}.json").read_text(encoding="utf-8"))
-    assert nccl["workarounds"][:-1] == original["workarounds"]  # the pull request adds one fix, nothing else
-    added = nccl["workarounds"][-1]
+    exported = (tmp_path / "out" / "seeds" / f"{NCCL_ID}.json").read_text(encoding="utf-8")
+    bundled = (SEEDS / f"{NCCL_ID}.json").read_text(encoding="utf-8")
+    nccl, original = json.loads(exported), json.loads(bundled)
+    edits = difflib.SequenceMatcher(None, bundled, exported, autojunk=False).get_opcodes()
+    assert {tag for tag, *_ in edits} == {"equal", "insert"}  # the seed's own bytes all stay, layout and all…
+    grown = ("workarounds", "workarounds_zh")
+    assert {k: v for k, v in nccl.items() if k not in grown} == {k: v for k, v in original.items() if k not in grown}
+    assert nccl["workarounds_zh"][:-2] == original["workarounds_zh"]  # …and what is added is the fixes
+    assert nccl["workarounds"][:-2] == original["workarounds"]
+    added, chinese = nccl["workarounds"][-2:]
+    assert (chinese["action"], chinese["needs_translation"], nccl["workarounds_zh"][-2:]) == ("", "en", ["", ZH_FIX])
     assert (added["action"], added["key"], added["seed_success_rate"]) == (FIX, f"team-fix-{kb_index - SUGGESTED_BASE}",
                                                                            0.5)
     assert added["success_rate"] == 0.75  # its one 👍 on the weak prior
@@ -88,3 +99,8 @@ def test_export_validates_over_the_bundled_seeds_and_seeds_back_without_doubles(
     asyncio.run(after())
     taught = KnowledgeBase.load(seeds)  # the fixture is answered by its own entry, as `errkb lint` checks
     assert [m.entry_id for m in taught.matcher.match(normalize(fixture), limit=1)] == [team_id]
+    gaps = lint({NCCL_ID: taught.entries[NCCL_ID]}, taught.matcher, REPO / "tests" / "fixtures" / "pastes", taught.entries)
+    assert [(p.path, p.message) for p in gaps] == [  # the Chinese-only fix is reported as such, nothing else
+        (f"workarounds[{len(original['workarounds']) + 1}].action",
+         "missing English translation (written in Chinese only, in workarounds_zh)"),
+        (f"workarounds_zh[{len(original['workarounds'])}]", "missing Chinese translation")]

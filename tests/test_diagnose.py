@@ -82,3 +82,16 @@ async def test_search_shows_signatures_in_the_readers_language(kb):
     with i18n.use_locale("zh"):
         results = await ErrkbService(kb).search("allreduce timed out", limit=3)
     assert any(r.id == NCCL_ID and r.signature.startswith("运行时错误") for r in results)
+
+
+async def test_a_fix_written_only_in_chinese_shows_its_chinese_to_english_readers_marked(nccl_raw):
+    from bot.kb.entry import Entry
+    from bot.kb.knowledge import KnowledgeBase
+
+    nccl_raw["workarounds"].append({"action": "", "success_rate": 0.9, "needs_translation": "en"})
+    nccl_raw["workarounds_zh"].append("先清空缓存再重试。")
+    kb = KnowledgeBase.from_entries({NCCL_ID: Entry(nccl_raw)})
+    for locale in ("en", "zh"):
+        with i18n.use_locale(locale):
+            fix = next(w for w in (await ErrkbService(kb).show(NCCL_ID)).workarounds if w.index == 3)
+        assert (fix.text, fix.untranslated) == ("先清空缓存再重试。", locale == "en")

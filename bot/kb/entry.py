@@ -29,6 +29,9 @@ GRAPH_LINKS = ("leads_to", "preceded_by", "frequently_confused_with")
 # so re-importing an export never counts the same votes twice.
 SEED_PRIOR_KEY = "seed_success_rate"
 SEED_EVIDENCE_KEY = "seed_evidence_count"
+# A workaround written only in Chinese (a suggestion from Slack): ``"needs_translation": "en"`` with an
+# empty ``action`` and its text in ``workarounds_zh``; English readers see the Chinese, marked untranslated.
+NEEDS_TRANSLATION_KEY = "needs_translation"
 
 
 @dataclass(frozen=True)
@@ -452,7 +455,11 @@ def _validate_actions(check: _Checker, raw: dict) -> None:
             check.add(path, f"expected an object, got {_type_name(item)}")
             continue
         action = check.typed(item, "action", f"{path}.action", (str,))
-        if action is not None and not action.strip() and not str(item.get("how") or "").strip():
+        pending = item.get(NEEDS_TRANSLATION_KEY)
+        if pending not in (None, "en"):
+            check.add(f"{path}.{NEEDS_TRANSLATION_KEY}",
+                      f"must be \"en\" (the English is still to be written), got {pending!r}")
+        if action is not None and not action.strip() and not str(item.get("how") or "").strip() and pending != "en":
             check.add(f"{path}.action", "must not be empty")
         check.rate(item, "success_rate", f"{path}.success_rate")
         if SEED_PRIOR_KEY in item:
@@ -492,6 +499,11 @@ def _validate_actions(check: _Checker, raw: dict) -> None:
             base = key.removesuffix("_zh")
             check.add(key, f"has {len(translations)} items but {base} has {len(originals)}; "
                            "they must align one to one")
+    zh_works = raw.get("workarounds_zh") if isinstance(raw.get("workarounds_zh"), list) else None
+    for i, item in enumerate(workarounds or []):
+        if isinstance(item, dict) and item.get(NEEDS_TRANSLATION_KEY) == "en" and zh_works is not None and not (
+                i < len(zh_works) and str(zh_works[i] or "").strip()):
+            check.add(f"workarounds_zh[{i}]", f"must hold the text of workarounds[{i}], marked {NEEDS_TRANSLATION_KEY}")
 
 
 def _check_condition_zh(check: _Checker, item: dict, path: str) -> None:

@@ -69,6 +69,9 @@ def translation_gaps(entry: Entry) -> Iterable[tuple[str, str]]:
             yield key, "missing Chinese translation"
     items = [("workarounds", i, w, f"{w.action} {w.how}") for i, w in enumerate(entry.workarounds)]
     items += [("dead_ends", i, d, f"{d.action} {d.why_fails}") for i, d in enumerate(entry.dead_ends)]
+    for i, w in enumerate(entry.workarounds):
+        if not w.action.strip():
+            yield f"workarounds[{i}].action", "missing English translation (written in Chinese only, in workarounds_zh)"
     for base, i, item, english in items:
         if not item.text_zh:
             yield f"{base}_zh[{i}]", "missing Chinese translation"

@@ -24,6 +24,7 @@ from typing import Any
 import ahocorasick
 
 from bot.kb import entry as entry_module
+from bot.kb.amend import amended
 from bot.kb.entry import Entry, Problem, dangling_links, pack, validate_entry, validate_translations
 
 TRANSLATIONS_DIR = "_translations"
@@ -258,20 +259,35 @@ def entry_json(raw: dict) -> str:
 
 
 def export_seeds(
-    raws: Iterable[dict], directory: str | Path, translations: Mapping[str, dict] | None = None
+    raws: Iterable[dict], directory: str | Path, translations: Mapping[str, dict] | None = None,
+    originals: Mapping[str, Entry] | None = None,
 ) -> list[Path]:
     """Write each entry object to ``<directory>/<domain>/<slug>.json`` (and its translations file,
-    if it has one); returns the entry paths written."""
+    if it has one); returns the entry paths written. An entry of ``originals`` (read from a seeds
+    directory) keeps its file's text, edited only where the object grew (``bot.kb.amend``)."""
     root = Path(directory)
+    originals = originals or {}
     for entry_id, overlay in (translations or {}).items():
         path = root / TRANSLATIONS_DIR / f"{entry_id}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(entry_json(overlay), encoding="utf-8")
+        found = originals.get(entry_id)
+        source = Path(found.source).parent.parent / TRANSLATIONS_DIR / f"{entry_id}.json" if found else None
+        path.write_text(_kept(source, overlay), encoding="utf-8")
     written = []
     for raw in raws:
         domain, slug = raw["id"].split("/", 1)
         path = root / domain / f"{slug}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(entry_json(raw), encoding="utf-8")
+        found = originals.get(raw["id"])
+        path.write_text(_kept(Path(found.source) if found and found.source else None, raw), encoding="utf-8")
         written.append(path)
     return written
+
+
+def _kept(source: Path | None, value: dict) -> str:
+    """``source``'s text amended to hold ``value``, or ``value`` written afresh when that cannot be done."""
+    try:
+        text = source.read_bytes().decode("utf-8") if source is not None and source.is_file() else None
+    except (OSError, UnicodeDecodeError):
+        text = None
+    return (amended(text, value) if text is not None else None) or entry_json(value)

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bot.kb import feedback
-from bot.kb.entry import SEED_EVIDENCE_KEY, SEED_PRIOR_KEY, Entry
+from bot.kb.entry import NEEDS_TRANSLATION_KEY, SEED_EVIDENCE_KEY, SEED_PRIOR_KEY, Entry
 from bot.kb.feedback import EntryFeedback, Suggested
 
 DECIMALS = 3
@@ -58,17 +58,21 @@ def with_suggestions(raw: dict[str, Any], fixes: Sequence[Suggested], live: Entr
     Each keeps its target's key (``team-fix-<id>``), so seeding the file claims the suggestion, votes and
     all, instead of adding it twice; ``success_rate`` carries its votes and ``seed_success_rate`` the
     weak prior it started from. Its Chinese goes where the entry keeps Chinese (``""`` until written:
-    a Chinese reader then sees the English, marked untranslated)."""
+    a Chinese reader then sees the English, marked untranslated); a fix written only in Chinese gets an
+    empty ``action`` marked ``needs_translation: "en"`` (English readers see the Chinese, marked)."""
     raw, overlay = copy.deepcopy(raw), copy.deepcopy(overlay)
     zh_list = raw.get("workarounds_zh") if "workarounds_zh" in raw else (overlay or {}).get("workarounds_zh")
-    texts = [(f, *((f.text_other or f.text, f.text) if f.locale == "zh" else (f.text, f.text_other))) for f in fixes]
+    chinese_plain = raw.get("locale") == "zh"  # a team entry written in Chinese keeps Chinese in plain fields
+    texts = [(f, *((f.text_other or (f.text if chinese_plain else ""), f.text) if f.locale == "zh"
+                   else (f.text, f.text_other))) for f in fixes]
     if zh_list is None and any(chinese for _f, _english, chinese in texts):
         zh_list = raw["workarounds_zh"] = [""] * len(raw["workarounds"])  # aligned; the KB's own untranslated
     for fix, english, chinese in texts:
         rate = feedback.suggested_rate(live.workarounds.get(fix.index, feedback.Tally()))
         raw["workarounds"].append({"action": english, "success_rate": round(rate, DECIMALS),
                                    SEED_PRIOR_KEY: feedback.SUGGESTED_PRIOR, "how": "", "condition": "",
-                                   "sources": [], "key": feedback.suggested_key(fix.index)})
+                                   "sources": [], "key": feedback.suggested_key(fix.index),
+                                   **({} if english else {NEEDS_TRANSLATION_KEY: "en"})})
         if isinstance(zh_list, list):
             zh_list.append(chinese or "")
     return raw, overlay

@@ -106,3 +106,16 @@ def test_a_packed_entry_reads_as_the_entry_it_was_made_from(nccl_raw):
     assert (packed.id, packed.signature, packed.workarounds, packed.dead_ends) == \
         (plain.id, plain.signature, plain.workarounds, plain.dead_ends)
     assert len(packed.packed_raw) < len(json.dumps(nccl_raw)) / 2
+
+
+def test_a_fix_written_only_in_chinese_is_valid_and_reported_until_its_english_comes(nccl_raw):
+    nccl_raw["workarounds"].append({"action": "", "success_rate": 0.5, "needs_translation": "en"})
+    nccl_raw["workarounds_zh"].append("先清空缓存再重试。")
+    assert problems(nccl_raw) == []
+    nccl_raw["workarounds_zh"][-1] = ""
+    nccl_raw["workarounds"][0]["needs_translation"] = "zh"
+    assert problems(nccl_raw) == [
+        'workarounds[0].needs_translation: must be "en" (the English is still to be written), got \'zh\'',
+        "workarounds_zh[3]: must hold the text of workarounds[3], marked needs_translation"]
+    del nccl_raw["workarounds"][-1]["needs_translation"]
+    assert "workarounds[3].action: must not be empty" in problems(nccl_raw)
