@@ -244,7 +244,7 @@ class ErrkbService:
             else:
                 text, untranslated = s.text_other, False
             view = WorkaroundView(s.index, text, feedback.suggested_rate(tally), tally.up, tally.down, untranslated,
-                                  author=s.author)
+                                  author=s.author, verified=s.verified)
             ranked.append((feedback.suggested_lower_bound(tally), -s.index, view))
         ranked.sort(key=lambda item: (item[0], item[1]), reverse=True)
         workarounds = [view for _bound, _i, view in ranked]

@@ -29,6 +29,7 @@ class WorkaroundView:
     prior: float | None = None  # the KB authors' estimate before any vote here
     condition_untranslated: bool = False
     author: str | None = None  # who suggested it in this workspace (None: the KB's own fix)
+    verified: bool = False  # a suggested fix a reviewer vouched for
 
     @property
     def votes(self) -> int:

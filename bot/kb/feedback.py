@@ -134,6 +134,7 @@ class Suggested:
     locale: str
     text: str
     text_other: str | None = None
+    verified: bool = False  # a reviewer vouched for it
 
 
 def suggested_index(fix_id: int) -> int:

@@ -35,6 +35,8 @@ ACTION_SHOW = "errkb_show_entry"
 ACTION_TEACH = "errkb_teach"  # *Add to errkb* on an unknown error: opens the modal (bot.render.modals)
 ACTION_SUGGEST_FIX = "errkb_suggest_fix"  # on a fix message; the answer has it in its ⋮ menu
 ACTION_TRANSLATE_FIX = "errkb_translate_fix"  # on a suggested fix shown untranslated
+ACTION_REVIEW_FIX = "errkb_review_fix"  # a suggested fix's ⋮ menu: verify or retire it (reviewers only)
+REVIEW_FIX = ("verify", "retire")
 OPTION_WRONG_ERROR = "wrong_error"
 OPTION_SUGGEST_FIX = "suggest_fix"
 RELATED_PER_KIND = 5
@@ -175,11 +177,35 @@ def fix_message(entry: EntryView, workaround: WorkaroundView, rank: int, private
         {"type": "actions", "elements": [
             *_vote_buttons(entry, workaround), _button(_("Suggest a fix"), ACTION_SUGGEST_FIX, entry.id),
             *([_button(_("Translate this fix"), ACTION_TRANSLATE_FIX, vote_value(entry.id, workaround.index))]
-              if workaround.author is not None and workaround.untranslated else [])]},
+              if workaround.author is not None and workaround.untranslated else []),
+            *([_review_menu(entry.id, workaround)] if workaround.author is not None else [])]},
     ]
     if not private:
         blocks.append(_context(_("👍 or 👎 on this message votes for this fix.")))
     return _message(f"{rank}. {workaround.text}", blocks)
+
+
+def review_value(entry_id: str, index: int, do: str) -> str:
+    return json.dumps({"entry": entry_id, "workaround": index, "do": do}, separators=(",", ":"))
+
+
+def review_choice(value: str) -> tuple[str, int, str] | None:
+    """``(entry, workaround, verify|retire)`` from a review option's value; None when it is not one."""
+    target = vote_target(value)
+    try:
+        do = json.loads(value)["do"]
+    except (ValueError, TypeError, KeyError):
+        return None
+    return (*target, do) if target is not None and do in REVIEW_FIX else None
+
+
+def _review_menu(entry_id: str, workaround: WorkaroundView) -> dict[str, Any]:
+    """A suggested fix's ⋮ menu for reviewers (anyone else who picks an option is told why not)."""
+    labels_ = {"verify": _("Mark verified (reviewers)"), "retire": _("Retire this fix (reviewers)")}
+    return {"type": "overflow", "action_id": ACTION_REVIEW_FIX, "options": [
+        {"text": {"type": "plain_text", "text": labels_[do][:75]},
+         "value": review_value(entry_id, workaround.index, do)}
+        for do in REVIEW_FIX if not (do == "verify" and workaround.verified)]}
 
 
 def other_fix_messages(entry: EntryView, private: bool = False) -> list[tuple[Message, int]]:

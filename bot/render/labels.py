@@ -53,8 +53,9 @@ def success_text(w: WorkaroundView, tier: str = "ai_generated") -> str:
     """The rate and where it comes from: the authors' estimate, votes here, or both; for a fix a teammate
     suggested, who did and the votes it has here."""
     if w.author is not None:
-        return (_("suggested by {author}, no votes yet") if not w.votes else
+        said = (_("suggested by {author}, no votes yet") if not w.votes else
                 _("suggested by {author}; {people}")).format(author=author_mention(w.author), people=people_text(w))
+        return said + (" · " + _("verified by a reviewer") if w.verified else "")
     prior = w.success_rate if w.prior is None else w.prior
     if not w.votes:
         return _("estimated {rate}, {source}, no votes here yet").format(rate=fmt_percent(prior),

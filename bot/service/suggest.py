@@ -1,5 +1,6 @@
 """*Suggest a fix*: a teammate adds a workaround to an entry (KB or team-written) in their workspace;
-*Translate this fix*: a reader of the other language adds its translation later.
+*Translate this fix*: a reader of the other language adds its translation later; a reviewer (the same rule
+as for team entries, ``Teaching.is_reviewer``) marks one verified or retires it from its message's ⋮ menu.
 
 The button (or the answer's ⋮ option) opens a modal in the clicker's language; on submit the fix is
 stored with its author and language (secrets masked, like everything errkb shows), joins the entry's
@@ -10,7 +11,7 @@ in the answer's thread. A bad form is answered in the modal, field by field, in 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from bot import i18n
@@ -22,7 +23,7 @@ from bot.render.mask import mask
 from bot.render.suggest import CODE_BLOCK, FIX_BLOCK, MAX_CODE, MAX_FIX, OTHER_BLOCK, Place, modal, translate_modal
 from bot.service.incoming import Click
 from bot.service.locales import Locales
-from bot.service.plans import OpenView, Plan, Reply, Whisper
+from bot.service.plans import OpenView, Plan, Reply, Update, Whisper
 from bot.service.ports import Outlet, Via
 from bot.store import Store
 
@@ -46,9 +47,11 @@ def fix_text(fix: str, code: str | None) -> str:
 
 class Suggestions:
     def __init__(self, core: ErrkbService, store: Store, outlet: Outlet, locales: Locales,
-                 changed: Callable[[str, str], None]) -> None:
+                 changed: Callable[[str, str], None],
+                 is_reviewer: Callable[[str, str, Via], Awaitable[bool]] | None = None) -> None:
         self.core, self.store, self.outlet, self.locales = core, store, outlet, locales
         self.changed = changed  # (workspace, entry): forget cached numbers of that entry
+        self.is_reviewer = is_reviewer  # (workspace, user, via); None: nobody reviews
 
     async def open(self, click: Click, entry_id: str, via: Via) -> None:
         """The modal, for whoever clicked, in their language; a private note if it cannot open."""
@@ -89,6 +92,38 @@ class Suggestions:
 
     async def thank(self, plan: Plan, via: Via) -> None:
         await self.outlet.send(plan, via)
+
+    async def review(self, click: Click, via: Via) -> None:
+        """A reviewer's choice on a suggested fix's message: verify it (the message says so) or retire it (the
+        message says it was retired; it stops showing and ranking, its votes stay as counts). Anyone else is
+        told privately who can."""
+        choice = blocks.review_choice(click.value)
+        fix = await self._suggested(click.workspace, *choice[:2]) if choice else None
+        if choice is None or fix is None:
+            return
+        entry_id, index, do = choice
+        locale = await self.locales.locale_for(click.workspace, click.user, via)
+        with i18n.use_locale(locale):
+            if self.is_reviewer is None or not await self.is_reviewer(click.workspace, click.user, via):
+                note = _("Only reviewers can verify or retire a suggested fix: workspace admins and owners, or the "
+                         "members of the user groups errkb was given. Ask one of them.")
+                await self.outlet.send(Plan([Reply([blocks.notice(note)])]), via)
+                return
+            if not await self.store.review_fix(click.workspace, index, "verified" if do == "verify" else "retired"):
+                return
+            self.changed(click.workspace, entry_id)
+            log.info("fix %d of %s %s by %s", index, entry_id, "verified" if do == "verify" else "retired", click.user)
+            if not click.ts:
+                return
+            if do == "retire":
+                message = blocks.notice(_("A reviewer retired this suggested fix; it no longer shows or ranks here."))
+            else:
+                entry = await self.core.show(entry_id, click.workspace)
+                ranked = [w.index for w in entry.workarounds] if entry else []
+                if entry is None or index not in ranked:
+                    return
+                message = blocks.fix_message(entry, entry.workarounds[ranked.index(index)], ranked.index(index) + 1)
+            await self.outlet.send(Plan([Update(click.channel, click.ts, message)]), via)
 
     # --- the other language, added later -----------------------------------------------------
 

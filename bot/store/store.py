@@ -210,6 +210,13 @@ class Store:
         """Add the other language's text to a suggestion that has none; False when it has one (or is not there)."""
         return await self._db.write(partial(team_fixes.translate, workspace=workspace, index=index, text=text))
 
+    async def review_fix(self, workspace: str, index: int, status: str) -> bool:
+        """A reviewer marks a suggestion ``verified`` or ``retired``; False when it is not (or no longer) showing."""
+        if status not in (team_fixes.VERIFIED, team_fixes.RETIRED):
+            raise ValueError(f"not a review status: {status!r}")
+        return await self._db.write(partial(team_fixes.review, workspace=workspace, index=index, status=status,
+                                            now=self.clock()))
+
     async def suggested_fixes(self, workspace: str) -> dict[str, tuple[Suggested, ...]]:
         """Every live suggestion of ``workspace``, by entry id."""
         return await self._db.read(partial(team_fixes.suggested, workspace=workspace))

@@ -27,13 +27,14 @@ from bot.store import identity
 from bot.store.models import WORKAROUND, EntryRow, Target, TeamFixRow
 
 KEY_PREFIX = SUGGESTED_KEY_PREFIX
-LIVE = "live"
+LIVE, VERIFIED, RETIRED = "live", "verified", "retired"
+SHOWN = (LIVE, VERIFIED)  # a retired suggestion stops showing and ranking; its votes stay as counts
 _F = TeamFixRow.__table__
 _LISTED = (
-    select(_F.c.id, _F.c.entry_id, _F.c.author, _F.c.locale, _F.c.text, _F.c.text_other)
+    select(_F.c.id, _F.c.entry_id, _F.c.author, _F.c.locale, _F.c.text, _F.c.text_other, _F.c.status)
     .join(Target, and_(Target.entry_id == _F.c.entry_id, Target.kind == WORKAROUND,
                        Target.position == _F.c.id + SUGGESTED_BASE))
-    .where(_F.c.status == LIVE)
+    .where(_F.c.status.in_(SHOWN))
     .order_by(_F.c.id)
 )
 
@@ -69,7 +70,8 @@ async def suggested(conn: AsyncConnection, workspace: str,
     found: dict[str, list[Suggested]] = {}
     for row in await conn.execute(query):
         found.setdefault(row.entry_id, []).append(
-            Suggested(suggested_index(row.id), row.author, row.locale, row.text, row.text_other))
+            Suggested(suggested_index(row.id), row.author, row.locale, row.text, row.text_other,
+                      row.status == VERIFIED))
     return {entry_id: tuple(fixes) for entry_id, fixes in found.items()}
 
 
@@ -85,6 +87,18 @@ async def translate(conn: AsyncConnection, workspace: str, index: int, text: str
     """Give ``workspace``'s suggestion at ``index`` its text in the other language, once; False when it has one
     already (or there is no such suggestion)."""
     done = await conn.execute(update(TeamFixRow).where(
-        TeamFixRow.id == index - SUGGESTED_BASE, TeamFixRow.workspace == workspace, TeamFixRow.status == LIVE,
+        TeamFixRow.id == index - SUGGESTED_BASE, TeamFixRow.workspace == workspace, TeamFixRow.status.in_(SHOWN),
         TeamFixRow.text_other.is_(None)).values(text_other=text))
+    return bool(done.rowcount)
+
+
+async def review(conn: AsyncConnection, workspace: str, index: int, status: str, now: float) -> bool:
+    """Mark ``workspace``'s suggestion at ``index`` verified, or retire it (its target leaves the ranking, its
+    votes stay as counts); False when there is no such suggestion showing."""
+    fix_id = index - SUGGESTED_BASE
+    done = await conn.execute(update(TeamFixRow).where(
+        TeamFixRow.id == fix_id, TeamFixRow.workspace == workspace, TeamFixRow.status.in_(SHOWN)).values(status=status))
+    if done.rowcount and status == RETIRED:
+        await conn.execute(update(Target).where(Target.key == key_of(fix_id), Target.kind == WORKAROUND)
+                           .values(position=None, retired_at=now))
     return bool(done.rowcount)

@@ -118,3 +118,52 @@ async def test_a_reader_of_the_other_language_adds_the_translation_later(harness
     assert (shown.text, shown.untranslated) == ("在没有 NVLink 的节点上设置 NCCL_P2P_DISABLE=1。", False)
     with i18n.use_locale("en"):
         assert (await harness.bot.chat.core.show(NCCL_ID, p.TEAM)).workaround(fix.index).text == FIX
+
+
+async def test_a_reviewer_verifies_or_retires_a_suggested_fix_and_anyone_else_is_refused(harness):
+    from sqlalchemy import select
+
+    from bot.store.models import Target
+    from bot.store.team_fixes import key_of
+
+    fix = await harness.store.suggest_fix(p.TEAM, NCCL_ID, "U_EN", "en", FIX)
+    await harness.store.record_button(p.TEAM, "U4", NCCL_ID, fix.index, 1, 10.0)
+    answered = await paste_and_wait(harness)
+    before = len(harness.slack.calls_to("chat.postMessage"))
+    total = len(harness.bot.kb.entries[NCCL_ID].workarounds) + 1
+    await click(harness, blocks.ACTION_OTHER_FIXES, NCCL_ID, message_ts=answered.answer.ts,
+                thread_ts=answered.thread_ts)
+    posted = (await harness.slack.wait_for("chat.postMessage", before + total - 1))[before:]
+    mine = next(c for c in posted if json.loads(element(c, blocks.ACTION_VOTE_UP)["value"])["workaround"] == fix.index)
+    options = {json.loads(o["value"])["do"]: o["value"] for o in element(mine, blocks.ACTION_REVIEW_FIX)["options"]}
+    assert set(options) == {"verify", "retire"}
+    assert all(blocks.ACTION_REVIEW_FIX not in json.dumps(c["blocks"]) for c in posted if c is not mine)  # KB fixes
+
+    async def choose(do: str, user: str) -> str:
+        return await click(harness, blocks.ACTION_REVIEW_FIX, None, option=options[do], message_ts=mine.ts,
+                           thread_ts=answered.thread_ts, user=user)
+
+    refused = await choose("retire", "U_CN")  # no admin, in no reviewers' group: told so, privately, in Chinese
+    (note,) = await harness.slack.wait_for("response_url", key=refused)
+    assert "只有审核者才能验证或停用" in note.text_of_blocks and note["response_type"] == "ephemeral"
+    assert [f.index for f in (await harness.store.suggested_fixes(p.TEAM))[NCCL_ID]] == [fix.index]
+
+    harness.slack.admins.add("U_ADMIN")
+    await choose("verify", "U_ADMIN")
+    (verified,) = await harness.slack.wait_for("chat.update", ts=mine.ts)
+    assert "suggested by <@U_EN>; worked for 1 of 1 person here · verified by a reviewer" in verified.text_of_blocks
+    assert [o for o in element(verified, blocks.ACTION_REVIEW_FIX)["options"] if '"verify"' in o["value"]] == []
+    assert (await harness.store.suggested_fixes(p.TEAM))[NCCL_ID][0].verified
+
+    await choose("retire", "U_ADMIN")
+    updates = await harness.slack.wait_for("chat.update", 2, ts=mine.ts)
+    assert "retired this suggested fix" in updates[-1].text_of_blocks and FIX not in updates[-1].text_of_blocks
+    assert NCCL_ID not in await harness.store.suggested_fixes(p.TEAM)
+    assert (await harness.bot.chat.core.show(NCCL_ID, p.TEAM)).workaround(fix.index) is None  # no longer ranked
+    assert (await harness.send.event(p.reaction("+1", mine.ts, user="U_TW"))).status == 200  # takes no votes…
+
+    async def counts(conn):
+        return (await conn.execute(select(Target.up, Target.down).where(Target.key == key_of(
+            fix.index - SUGGESTED_BASE)))).one()
+    assert tuple(await harness.store._db.read(counts)) == (1, 0)  # …and keeps the ones it had, as counts
+    assert await harness.store.check() == []

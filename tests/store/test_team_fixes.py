@@ -89,3 +89,17 @@ async def test_a_fix_gets_its_translation_once_and_only_in_its_workspace(seeded)
     assert not await seeded.translate_fix("T1", fix.index, "改写。")  # the first translation stays
     (found,) = (await seeded.suggested_fixes("T1"))[NCCL_ID]
     assert found.text_other == "在没有 NVLink 的节点上设置 NCCL_P2P_DISABLE=1。"
+
+
+async def test_a_reviewer_verifies_a_fix_or_retires_it_keeping_its_votes_as_counts(seeded):
+    fix = await seeded.suggest_fix("T1", NCCL_ID, "U1", "en", FIX)
+    await seeded.record_button("T1", "U2", NCCL_ID, fix.index, 1, 10.0)
+    assert not await seeded.review_fix("T2", fix.index, "verified")  # another workspace's: untouched
+    assert await seeded.review_fix("T1", fix.index, "verified")
+    assert (await seeded.suggested_fixes("T1"))[NCCL_ID][0].verified
+    assert await seeded.review_fix("T1", fix.index, "retired")
+    assert not await seeded.review_fix("T1", fix.index, "verified")  # retired stays retired
+    live = (await seeded.feedback([NCCL_ID], "T1"))[NCCL_ID]
+    assert live.suggested == () and fix.index not in live.workarounds
+    assert not await seeded.translate_fix("T1", fix.index, "在没有 NVLink 的节点上设置 NCCL_P2P_DISABLE=1。")
+    assert await seeded.check() == []

@@ -1,6 +1,7 @@
 """*Suggest a fix*: the button on a fix message opens the form (the answer's ⋮ menu does too, through
 ``actions``), and the form's submission stores the fix; *Translate this fix* likewise for a suggested
-fix's other language. A bad form is answered in the modal itself (Slack's ``response_action: errors``),
+fix's other language; and a reviewer's *Mark verified* / *Retire this fix* on a suggested fix. A bad form
+is answered in the modal itself (Slack's ``response_action: errors``),
 so the ack waits for the check and the one write."""
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ def register(app: AsyncApp, chat: ChatService, background: Inflight) -> None:
 
     button(blocks.ACTION_SUGGEST_FIX, lambda c, via: chat.suggestions.open(c, c.value, via))
     button(blocks.ACTION_TRANSLATE_FIX, chat.suggestions.open_translation)
+    button(blocks.ACTION_REVIEW_FIX, chat.suggestions.review)
 
     @app.view(TRANSLATE_CALLBACK)
     async def on_translate(ack: Ack, body: dict[str, Any], view: dict[str, Any], context: AsyncBoltContext) -> None:
