@@ -103,7 +103,7 @@ class ChatService:
         self._vias: Expiring[str, Via] = Expiring(3600.0, size=1000)
         self._live: Expiring[tuple[str, str], EntryFeedback] = Expiring(FEEDBACK_TTL)  # (workspace, entry)
         self.suggestions = Suggestions(core, store, outlet, self.locales, lambda w, e: self._live.forget((w, e)),
-                                       self.teaching.is_reviewer)
+                                       self.teaching.is_reviewer, self._refresh)
         # (workspace, channel, ts) of a posted answer → how it matched and the reader's quoted line
         self._shown: Expiring[tuple[str, str, str], tuple[str, float, str]] = Expiring(SHOWN_TTL, size=20_000)
 

@@ -48,10 +48,12 @@ def fix_text(fix: str, code: str | None) -> str:
 class Suggestions:
     def __init__(self, core: ErrkbService, store: Store, outlet: Outlet, locales: Locales,
                  changed: Callable[[str, str], None],
-                 is_reviewer: Callable[[str, str, Via], Awaitable[bool]] | None = None) -> None:
+                 is_reviewer: Callable[[str, str, Via], Awaitable[bool]] | None = None,
+                 refresh: Callable[[str, str, str, Via], None] | None = None) -> None:
         self.core, self.store, self.outlet, self.locales = core, store, outlet, locales
         self.changed = changed  # (workspace, entry): forget cached numbers of that entry
         self.is_reviewer = is_reviewer  # (workspace, user, via); None: nobody reviews
+        self.refresh = refresh  # (workspace, channel, ts, via): redraw one of the bot's messages, in its language
 
     async def open(self, click: Click, entry_id: str, via: Via) -> None:
         """The modal, for whoever clicked, in their language; a private note if it cannot open."""
@@ -94,36 +96,36 @@ class Suggestions:
         await self.outlet.send(plan, via)
 
     async def review(self, click: Click, via: Via) -> None:
-        """A reviewer's choice on a suggested fix's message: verify it (the message says so) or retire it (the
-        message says it was retired; it stops showing and ranking, its votes stay as counts). Anyone else is
-        told privately who can."""
+        """A reviewer's choice on a suggested fix's message: verify it (the message is redrawn saying so) or
+        retire it (the message then says it was retired; the fix stops showing and ranking, its votes stay as
+        counts). Anyone else is told privately who can."""
         choice = blocks.review_choice(click.value)
         fix = await self._suggested(click.workspace, *choice[:2]) if choice else None
         if choice is None or fix is None:
             return
         entry_id, index, do = choice
         locale = await self.locales.locale_for(click.workspace, click.user, via)
-        with i18n.use_locale(locale):
-            if self.is_reviewer is None or not await self.is_reviewer(click.workspace, click.user, via):
+        if self.is_reviewer is None or not await self.is_reviewer(click.workspace, click.user, via):
+            with i18n.use_locale(locale):
                 note = _("Only reviewers can verify or retire a suggested fix: workspace admins and owners, or the "
                          "members of the user groups errkb was given. Ask one of them.")
-                await self.outlet.send(Plan([Reply([blocks.notice(note)])]), via)
-                return
-            if not await self.store.review_fix(click.workspace, index, "verified" if do == "verify" else "retired"):
-                return
-            self.changed(click.workspace, entry_id)
-            log.info("fix %d of %s %s by %s", index, entry_id, "verified" if do == "verify" else "retired", click.user)
-            if not click.ts:
-                return
-            if do == "retire":
-                message = blocks.notice(_("A reviewer retired this suggested fix; it no longer shows or ranks here."))
-            else:
-                entry = await self.core.show(entry_id, click.workspace)
-                ranked = [w.index for w in entry.workarounds] if entry else []
-                if entry is None or index not in ranked:
-                    return
-                message = blocks.fix_message(entry, entry.workarounds[ranked.index(index)], ranked.index(index) + 1)
-            await self.outlet.send(Plan([Update(click.channel, click.ts, message)]), via)
+            await self.outlet.send(Plan([Reply([blocks.notice(note)])]), via)
+            return
+        posted = await self.store.message_target(click.workspace, click.channel, click.ts) if click.ts else None
+        status = "verified" if do == "verify" else "retired"
+        if not await self.store.review_fix(click.workspace, index, status):
+            return
+        self.changed(click.workspace, entry_id)
+        log.info("fix %d of %s %s by %s", index, entry_id, status, click.user)
+        if posted is None or posted.ts is None:
+            return
+        if do == "verify":
+            if self.refresh is not None:
+                self.refresh(click.workspace, click.channel, posted.ts, via)
+            return
+        with i18n.use_locale(posted.locale):  # the message's own language, whoever retired it
+            note = _("A reviewer retired this suggested fix; it no longer shows or ranks here.")
+        await self.outlet.send(Plan([Update(click.channel, posted.ts, blocks.notice(note))]), via)
 
     # --- the other language, added later -----------------------------------------------------
 
