@@ -35,6 +35,9 @@ VOTES = Counter("errkb_votes", "Votes received (reactions and buttons), by kind 
 API_CALLS = Counter("errkb_slack_api_calls", "Slack Web API calls, by method and result", ["method", "result"])
 RETRIES = Counter("errkb_slack_api_retries", "Slack Web API calls retried, by method and reason", ["method", "reason"])
 ANSWERS = Counter("errkb_answers", "Recorded answers carried out, by result (posted, partial, failed)", ["result"])
+DECISIONS = Counter("errkb_decisions", "Recorded decisions by what became of them: done; failed (nothing posted, "
+                    "the thread stays answerable); dropped (too old to help); recovered (taken over from a "
+                    "process that stopped renewing its lease)", ["result"])
 PENDING = Gauge("errkb_pending_decisions", "Recorded decisions (answers, notes) not yet carried out")
 ACK_SECONDS = Histogram("errkb_ack_seconds", "Time from receiving a Slack request to its ack", ["type"],
                         buckets=_LATENCY_BUCKETS)

@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from bot import metrics
 from bot.service import slots
 from bot.service.ports import Via
 from bot.service.writer import WriteBehind
@@ -52,6 +53,8 @@ class Job:
 
 @dataclass
 class Counters:
+    """This process's tallies; all but ``recorded`` are also ``errkb_decisions_total{result=…}`` in /metrics."""
+
     recorded: int = 0
     done: int = 0
     failed: int = 0  # could not be carried out: forgotten, the thread stays answerable
@@ -118,6 +121,10 @@ class Outbox:
         heapq.heappush(self._heap, job)
         self._wake.set()
 
+    def _count(self, result: str) -> None:
+        setattr(self.counters, result, getattr(self.counters, result) + 1)
+        metrics.DECISIONS.labels(result).inc()
+
     def __len__(self) -> int:
         return len(self._known)
 
@@ -149,7 +156,7 @@ class Outbox:
         if age > MAX_AGE:
             self._slots.release()
             self._known.discard(decision.id)
-            self.counters.dropped += 1
+            self._count("dropped")
             log.warning("dropped a %s decision for %s in %s: %.0f s old (limit %.0f s)", decision.kind,
                         decision.entry_id or "-", decision.channel, age, MAX_AGE)
             if job.begun:  # the thread has (part of) its answer: it is not answered again
@@ -171,10 +178,10 @@ class Outbox:
             asyncio.get_running_loop().call_later(done.seconds, self._requeue, again)
             return
         if done:
-            self.counters.done += 1
+            self._count("done")
             self.writer.finished(decision.id)
         else:
-            self.counters.failed += 1
+            self._count("failed")
             self.writer.forgotten(decision.id)
 
     async def _heartbeat(self) -> None:
@@ -188,7 +195,7 @@ class Outbox:
                                                      now + LEASE)
                     last_renew = now
                 for decision in await self.store.take_expired_decisions(self.owner, now + LEASE):
-                    self.counters.recovered += 1
+                    self._count("recovered")
                     log.info("took over a %s decision in %s (%.1f s old)", decision.kind, decision.channel,
                              now - decision.created_at)
                     self._push(Job(decision.created_at, next(self._seq), decision, self.via_for(decision.workspace)))

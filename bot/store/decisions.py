@@ -1,4 +1,4 @@
-"""Recorded decisions to answer: insert once per key, leases, take-over, finish or forget.
+"""Recorded decisions to answer: insert once per key, leases, take-over, finish or forget, prune.
 
 Statements are built once at import; each call only binds values.
 """
@@ -7,13 +7,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import bindparam, delete, select, update
+from sqlalchemy import bindparam, delete, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.store.models import DecisionRow
 from bot.store.views import Decision
+
+# A finished note (a mention's "nothing found", a file or thread-root look-up) keeps its key only
+# against Slack's retries of that event (the last comes about five minutes after it); a finished
+# answer keeps that thread's error answered as long as its posted messages are kept.
+NOTE_KEEP = 3600.0
 
 _T = DecisionRow.__table__
 _COLUMNS = ("key", "kind", "workspace", "channel", "thread_ts", "message_ts", "user_id", "entry_id", "files",
@@ -33,6 +38,9 @@ _TAKE = (update(_T).where(_T.c.id == bindparam("did"), _T.c.done.is_(False), _T.
 _FINISH = update(_T).where(_T.c.id.in_(bindparam("ids", expanding=True))).values(done=True)
 _FORGET = delete(_T).where(_T.c.id.in_(bindparam("ids", expanding=True)))
 _RELEASE = update(_T).where(_T.c.owner == bindparam("me"), _T.c.done.is_(False)).values(lease_until=0.0)
+_PRUNE = delete(_T).where(_T.c.done.is_(True),
+                          or_(_T.c.created_at < bindparam("answers_before"),
+                              (_T.c.kind != "answer") & (_T.c.created_at < bindparam("notes_before"))))
 _PENDING = select(_T.c.id).where(_T.c.done.is_(False))
 
 
@@ -83,3 +91,8 @@ async def release(conn: AsyncConnection, owner: str) -> None:
 
 async def pending_count(conn: AsyncConnection) -> int:
     return len((await conn.execute(_PENDING)).all())
+
+
+async def prune(conn: AsyncConnection, now: float, answers_before: float) -> int:
+    """Delete finished notes older than ``NOTE_KEEP`` and finished answers recorded before ``answers_before``."""
+    return (await conn.execute(_PRUNE, {"answers_before": answers_before, "notes_before": now - NOTE_KEEP})).rowcount

@@ -2,11 +2,12 @@
 
 What errkb stores about a workspace is ids, hashes and counts (never message text), plus the entries
 and fixes its members wrote. Posted-message rows (which of our messages a reaction votes on) and
-finished decisions (which threads were answered) expire after ``posted_days``; hit counts and unknown
-errors' masked shapes after ``hits_days``; Slack event ids and OAuth states when they lapse. Deleting a
-workspace removes every row keyed by it (its team-written entries and suggested fixes too) and its
-installation; its votes on KB entries are folded into the targets' anonymous counters
-(``kept_up``/``kept_down``), so the KB's rates stay.
+finished answers (which threads were answered) expire after ``posted_days``, finished notes after an
+hour (``bot.store.decisions.NOTE_KEEP``); hit counts and unknown errors' masked shapes after
+``hits_days``; Slack event ids and OAuth states when they lapse. Deleting a workspace removes every row
+keyed by it (its team-written entries and suggested fixes too) and its installation; its votes on KB
+entries are folded into the targets' anonymous counters (``kept_up``/``kept_down``), so the KB's rates
+stay.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from sqlalchemy import Integer, case, delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.config import Retention
-from bot.store import team_entries, team_fixes
+from bot.store import decisions, team_entries, team_fixes
 from bot.store.models import (
     SLACK_BOTS,
     SLACK_INSTALLATIONS,
@@ -55,12 +56,11 @@ class Removed:
 async def prune(conn: AsyncConnection, retention: Retention, now: float) -> Removed:
     """Delete rows older than ``retention`` allows (at Unix time ``now``)."""
     removed = Removed()
+    cutoff = now - retention.posted_days * 86400
     if retention.posted_days > 0:
-        cutoff = now - retention.posted_days * 86400
         removed.add("posted_messages",
                     (await conn.execute(delete(PostedMessageRow).where(PostedMessageRow.posted_at < cutoff))).rowcount)
-        removed.add("decisions", (await conn.execute(
-            delete(DecisionRow).where(DecisionRow.done.is_(True), DecisionRow.created_at < cutoff))).rowcount)
+    removed.add("decisions", await decisions.prune(conn, now, cutoff if retention.posted_days > 0 else 0.0))
     if retention.hits_days > 0:
         first_day = dt.datetime.fromtimestamp(now, dt.UTC).date() - dt.timedelta(days=retention.hits_days)
         removed.add("hits", (await conn.execute(delete(Hit).where(Hit.day < first_day))).rowcount)

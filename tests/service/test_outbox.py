@@ -1,9 +1,12 @@
-"""The outbox's promises under load: oldest first, too-old dropped and counted, waiting holds no slot."""
+"""The outbox's promises under load: oldest first, too-old dropped and counted, waiting holds no slot,
+a dead process's decisions taken over and counted."""
 
 from __future__ import annotations
 
 import asyncio
 import time
+
+from prometheus_client import REGISTRY
 
 from bot.service import slots
 from bot.service.outbox import MAX_AGE, Outbox
@@ -11,6 +14,11 @@ from bot.service.ports import Via
 from bot.service.writer import WriteBehind
 from bot.store import Store
 from bot.store.views import Decision
+
+
+def counted(result: str) -> float:
+    """``errkb_decisions_total{result=…}`` as ``GET /metrics`` shows it."""
+    return REGISTRY.get_sample_value("errkb_decisions_total", {"result": result}) or 0.0
 
 
 def decision(key: str, created_at: float) -> Decision:
@@ -41,6 +49,7 @@ async def test_a_decision_too_old_to_help_is_dropped_counted_and_forgotten(tmp_p
         return True
 
     box, store, writer = await outbox_with(tmp_path, carry_out)
+    dropped, done_before = counted("dropped"), counted("done")
     try:
         assert await box.record(decision("stale", time.time() - MAX_AGE - 5))
         assert await box.record(decision("fresh", time.time()))
@@ -48,6 +57,7 @@ async def test_a_decision_too_old_to_help_is_dropped_counted_and_forgotten(tmp_p
         await drained(box)
         await writer.settled()
         assert done == ["fresh"] and box.counters.dropped == 1
+        assert (counted("dropped") - dropped, counted("done") - done_before) == (1, 1)
         assert "dropped a answer decision" in caplog.text
         assert await box.record(decision("stale", time.time()))  # forgotten: that thread can be answered again
     finally:
@@ -97,6 +107,28 @@ async def test_a_decision_waiting_out_a_rate_limit_holds_no_worker(tmp_path):
         box.start()
         await drained(box, timeout=15)
         assert order == ["other", "limited"]
+    finally:
+        await box.stop(1)
+        await writer.stop()
+        await store.close()
+
+
+async def test_a_decision_whose_process_died_is_taken_over_and_counted(tmp_path):
+    done = []
+
+    async def carry_out(job):
+        done.append(job.decision.key)
+        return True
+
+    box, store, writer = await outbox_with(tmp_path, carry_out)
+    recovered = counted("recovered")
+    try:
+        assert await store.record_decision(decision("orphan", time.time()), "killed-process", time.time() - 1)
+        box.start()
+        deadline = time.monotonic() + 5
+        while not done and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        assert done == ["orphan"] and counted("recovered") - recovered == 1
     finally:
         await box.stop(1)
         await writer.stop()

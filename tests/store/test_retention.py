@@ -66,3 +66,27 @@ async def test_deleting_a_workspace_removes_its_rows_and_keeps_its_votes_as_coun
     assert (await seeded.stats(workspace="T1")).votes_up == 0  # …but nothing says who cast it
     assert await seeded.check() == []
     assert (await seeded.delete_workspace("T1")).total == 0
+
+
+
+async def test_finished_notes_go_after_an_hour_and_answers_with_their_posted_messages(seeded, clock):
+    from bot.store.views import Decision
+
+    def decision(key: str, kind: str, age: float) -> Decision:
+        return Decision(key, kind, "T1", "C1", "1.0", "1.1", "U1", NCCL if kind == "answer" else None, (),
+                        clock.now - age)
+
+    kept = [decision("note-recent", "nothing", 600), decision("answer-old", "answer", 30 * DAY)]
+    old_note, ancient = decision("note-old", "nothing", 7200), decision("answer-ancient", "answer", 100 * DAY)
+    for d in [*kept, old_note, ancient]:
+        assert await seeded.record_decision(d, "me", 0.0, done=True)
+    pending = decision("note-pending", "root", 7200)  # not finished yet: never pruned
+    assert await seeded.record_decision(pending, "me", clock.now + 60)
+
+    assert (await seeded.prune(Retention(posted_days=0))).rows.get("decisions") == 1  # 0 keeps answers for ever
+    assert (await seeded.prune(Retention(posted_days=90))).rows.get("decisions") == 1
+
+    for d in [*kept, pending]:
+        assert await seeded.record_decision(d, "other", 0.0) is None  # still taken: no second answer or note
+    for d in (old_note, ancient):
+        assert await seeded.record_decision(d, "other", 0.0) is not None  # free again
