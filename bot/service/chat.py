@@ -48,6 +48,7 @@ log = logging.getLogger(__name__)
 CHANNEL_TTL = 5.0  # seconds a channel's settings are trusted in process
 STALE_FOR = 60.0  # …and how much longer an older value is used while a fresh one loads
 FEEDBACK_TTL = 10.0  # seconds an entry's numbers are trusted for a new answer (a vote here forgets them at once)
+FEEDBACK_STALE = 3600.0  # …after which older numbers still answer at once while fresh ones load
 REPLAY_WINDOW = 600  # seconds: Slack replays a click or command for up to five minutes
 MAX_RESPONSES = 5  # Slack accepts five posts per response_url
 RESUME_AFTER = 5.0  # seconds before posting the rest of an answer whose middle post failed
@@ -101,7 +102,8 @@ class ChatService:
         self.updates = Refresher(self._render_update, self._send_update, self._shown_now, update_delay)
         self._channels: Expiring[tuple[str, str], tuple[str, bool]] = Expiring(CHANNEL_TTL, stale=STALE_FOR)
         self._vias: Expiring[str, Via] = Expiring(3600.0, size=1000)
-        self._live: Expiring[tuple[str, str], EntryFeedback] = Expiring(FEEDBACK_TTL)  # (workspace, entry)
+        self._live: Expiring[tuple[str, str], EntryFeedback] = Expiring(  # (workspace, entry)
+            FEEDBACK_TTL, stale=FEEDBACK_STALE, reload_many=self._reload_feedback)
         self.suggestions = Suggestions(core, store, outlet, self.locales, lambda w, e: self._live.forget((w, e)),
                                        self.teaching.is_reviewer, self._refresh)
         # (workspace, channel, ts) of a posted answer → how it matched and the reader's quoted line
@@ -282,6 +284,16 @@ class ChatService:
 
     async def _read_feedback(self, workspace: str, entry_id: str) -> EntryFeedback:
         return (await self.store.feedback([entry_id], workspace))[entry_id]
+
+    async def _reload_feedback(self, keys: list[tuple[str, str]]) -> dict[tuple[str, str], EntryFeedback]:
+        """Numbers fallen due, one read per workspace (many entries each) rather than one per entry."""
+        entries: dict[str, list[str]] = {}
+        for workspace, entry_id in keys:
+            entries.setdefault(workspace, []).append(entry_id)
+        fresh = {}
+        for workspace, ids in entries.items():
+            fresh.update({(workspace, e): live for e, live in (await self.store.feedback(ids, workspace)).items()})
+        return fresh
 
     def _posted(self, workspace: str, sent: Sent, match: MatchView | None = None) -> None:
         about = sent.post.about

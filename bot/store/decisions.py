@@ -1,14 +1,19 @@
 """Recorded decisions to answer: insert once per key, leases, take-over, finish or forget, prune.
 
-Statements are built once at import; each call only binds values.
+Statements are built once at import; each call only binds values. Recording, on Slack's ack path,
+is one prepared statement sent on the driver's own connection (``record_now``).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from typing import Any
 
 from sqlalchemy import bindparam, delete, or_, select, update
+from sqlalchemy.dialects.postgresql import asyncpg
 from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import aiosqlite
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -28,6 +33,10 @@ _INSERT = {
     .returning(_T.c.id)
     for name, build in (("sqlite", sqlite_insert), ("postgresql", pg_insert))
 }
+# A dialect's INSERT … ON CONFLICT has no cache key, so SQLAlchemy would compile it on every call:
+# compiled here once, for the drivers errkb uses (positional parameters in this order).
+_INSERT_SQL = {name: _INSERT[name].compile(dialect=dialect) for name, dialect in (("sqlite", aiosqlite.dialect()),
+                                                                                    ("postgresql", asyncpg.dialect()))}
 _RENEW = (update(_T).where(_T.c.owner == bindparam("me"), _T.c.done.is_(False),
                            _T.c.id.in_(bindparam("ids", expanding=True)))
           .values(lease_until=bindparam("until")))
@@ -56,6 +65,21 @@ async def record(conn: AsyncConnection, decision: Decision, owner: str, lease_un
     """Insert ``decision``; its id, or None when its key was already taken."""
     row = (await conn.execute(_INSERT[conn.dialect.name], _values(decision, owner, lease_until, done))).first()
     return None if row is None else int(row[0])
+
+
+async def record_now(driver: Any, dialect: str, decision: Decision, owner: str, lease_until: float,
+                     done: bool = False) -> int | None:
+    """``record`` as one autocommitted statement on ``driver`` (an aiosqlite or asyncpg connection)."""
+    compiled = _INSERT_SQL[dialect]
+    values = _values(decision, owner, lease_until, done)
+    values["files"] = json.dumps(values["files"]) if values["files"] is not None else None
+    params = [values[name] for name in compiled.positiontup or ()]
+    if dialect == "postgresql":
+        found = await driver.fetchval(compiled.string, *params)
+    else:
+        rows = await driver.execute_fetchall(compiled.string, params)
+        found = rows[0][0] if rows else None
+    return None if found is None else int(found)
 
 
 async def renew(conn: AsyncConnection, owner: str, ids: Sequence[int], until: float) -> int:

@@ -156,6 +156,23 @@ class Database:
             await asyncio.sleep(0.02 * 2**attempt)
         raise AssertionError("unreachable")
 
+    @contextlib.asynccontextmanager
+    async def driver(self) -> AsyncIterator[Any]:
+        """The driver's own connection (aiosqlite's or asyncpg's) from the pool, outside any transaction
+        (autocommit), holding this process's write turn on SQLite: for the one statement on Slack's ack
+        path, which then costs one thread hop or one round trip instead of a transaction's several.
+        A failure discards the connection (it may be the one that broke)."""
+        async with contextlib.AsyncExitStack() as stack:
+            if self._write_turns is not None:
+                await stack.enter_async_context(self._write_turns)
+            conn = await stack.enter_async_context(self.engine.connect())
+            raw = await conn.get_raw_connection()
+            try:
+                yield raw.driver_connection
+            except BaseException:
+                await conn.invalidate()
+                raise
+
     async def read(self, work: Work[T]) -> T:
         """Run ``work`` in one read transaction (one consistent snapshot), again on a dropped connection."""
         try:

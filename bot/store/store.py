@@ -6,6 +6,7 @@ Each method is one transaction; the SQL lives in the modules it delegates to.
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
@@ -38,6 +39,8 @@ from bot.store.views import (
     VoteResult,
     WriteBatch,
 )
+
+log = logging.getLogger(__name__)
 
 
 async def _feedback(conn: AsyncConnection, entry_ids: list[str], workspace: str | None) -> dict[str, EntryFeedback]:
@@ -278,7 +281,18 @@ class Store:
 
     async def record_decision(self, decision: Decision, owner: str, lease_until: float,
                               done: bool = False) -> int | None:
-        """Record ``decision`` held by ``owner``; its id, or None when its key is already taken."""
+        """Record ``decision`` held by ``owner``; its id, or None when its key is already taken.
+
+        One statement on the driver's connection; if that fails (a dropped connection, a locked
+        database), a transaction with retries. A first try that was committed but not reported finds
+        the key taken: the decision is then not queued here, and its lease runs out and it is taken
+        over (``Outbox``), so it is still carried out once."""
+        try:
+            async with self._db.driver() as driver:
+                return await decisions.record_now(driver, self._db.dialect, decision, owner, lease_until, done)
+        except Exception as exc:
+            log.warning("recording a decision in one statement failed (%s); retrying in a transaction",
+                        type(exc).__name__)
         return await self._db.write(partial(decisions.record, decision=decision, owner=owner,
                                             lease_until=lease_until, done=done))
 

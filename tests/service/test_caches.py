@@ -60,3 +60,23 @@ async def test_never_holds_more_than_its_size_and_the_least_recently_used_goes_f
 
 async def _value(text: str) -> str:
     return text
+
+
+async def test_keys_falling_due_together_are_reloaded_in_one_call():
+    clock, calls = Clock(), []
+
+    async def load() -> str:
+        return "first"
+
+    async def reload_many(keys: list[str]) -> dict[str, str]:
+        calls.append(sorted(keys))
+        return {k: "fresh" for k in keys}
+
+    cache: Expiring[str, str] = Expiring(ttl=5, clock=clock, stale=60, reload_many=reload_many, gather=0.01)
+    for key in "abc":
+        assert await cache.get(key, load) == "first"
+    clock.now = 6
+    assert [await cache.get(key, load) for key in "abc"] == ["first"] * 3  # stale values at once…
+    await asyncio.sleep(0.05)
+    assert calls == [["a", "b", "c"]]  # …one reload for the three
+    assert [await cache.get(key, load) for key in "abc"] == ["fresh"] * 3
