@@ -53,6 +53,7 @@ REPLAY_WINDOW = 600  # seconds: Slack replays a click or command for up to five 
 MAX_RESPONSES = 5  # Slack accepts five posts per response_url
 RESUME_AFTER = 5.0  # seconds before posting the rest of an answer whose middle post failed
 CHANNEL_MODES = ("auto", "mention", "off")
+FOUND_TTL = 5.0  # seconds a match found by ``chatter`` waits for ``message``
 
 
 SHOWN_TTL = 86_400.0  # seconds the quoted line of a posted answer is kept in process, to redraw it after votes
@@ -108,6 +109,8 @@ class ChatService:
                                        self.teaching.is_reviewer, self._refresh)
         # (workspace, channel, ts) of a posted answer → how it matched and the reader's quoted line
         self._shown: Expiring[tuple[str, str, str], tuple[str, float, str]] = Expiring(SHOWN_TTL, size=20_000)
+        # text → its match, from ``chatter`` to ``message`` of the same request (matched once)
+        self._found: Expiring[str, list[Match]] = Expiring(FOUND_TTL, size=64)
 
     def start(self) -> None:
         self.writer.start()
@@ -156,12 +159,33 @@ class ChatService:
             if mode != "off":
                 await self.unknowns.seen(m.workspace, m.channel, m.text, m.ts)
 
+    def chatter(self, text: str) -> bool:
+        """True when a new message with ``text`` and no files needs nothing from errkb (most traffic): no
+        error line (nothing to count as unknown, no team entry to look up) and no known error in it.
+        Otherwise ``message`` follows, and reuses a match found here."""
+        if not text.strip():
+            return True
+        if has_error_line(text):
+            return False
+        matches = self._core_find(text)
+        if not matches:
+            return True
+        self._found.put(text, matches)
+        return False
+
     async def _find(self, workspace: str, text: str) -> list[Match]:
         """The best match for a message (the workspace's own team entries first: they were taught on an
         error line, so chat without one costs no store read), timed and counted by how it was found."""
         if not text.strip():
             return []
+        known, memo = self._found.peek(text)
+        if known and memo is not None:
+            self._found.forget(text)  # once: a retry of the same event is matched (and counted) again
+            return memo
         team = await self.team.find(workspace, text) if has_error_line(text) else []
+        return self._core_find(text, team)
+
+    def _core_find(self, text: str, team: list[Match] | None = None) -> list[Match]:
         with metrics.timed_match() as found:
             matches = team or self.core.find(text, limit=1)
             if matches:

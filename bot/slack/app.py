@@ -11,10 +11,14 @@ message updates finish, then closes the store.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import signal
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
+from typing import Any
 
 import aiohttp
 from aiohttp import web
@@ -31,7 +35,7 @@ from bot.service import ChatService
 from bot.slack import front, listeners
 from bot.slack.errors import MALFORMED, failure
 from bot.slack.gateway import PACE_PER_SECOND, Gateway
-from bot.slack.listeners import installs
+from bot.slack.listeners import installs, messages
 from bot.slack.oauth import WorkspaceClient, authorize, oauth_settings
 from bot.slack.observed import ObservedApp
 from bot.slack.tasks import Inflight
@@ -96,15 +100,23 @@ def build_app(settings: Settings, service: ErrkbService, store: Store, update_de
     return Wiring(app, chat, gateway, background)
 
 
-def http_app(bolt: AsyncApp | None, signing_secret: str,
-             unready: Callable[[], Awaitable[str | None]]) -> web.Application:
+def http_app(bolt: AsyncApp | None, signing_secret: str, unready: Callable[[], Awaitable[str | None]],
+             quiet: Callable[[dict[str, Any]], bool] | None = None) -> web.Application:
     """``POST /slack/events`` (when ``bolt`` is given) behind the verify-first front, health
     and ``GET /metrics`` (Prometheus).
 
-    ``unready`` says why errkb cannot do its job now, or None when it can."""
+    ``unready`` says why errkb cannot do its job now, or None when it can. ``quiet`` says whether a
+    (verified) JSON payload needs nothing from errkb (``bot.slack.listeners.messages.quiet``): it is
+    then acked here, counted and logged like any event, without Bolt's dispatch."""
 
     async def events(request: web.Request) -> web.Response:
         assert bolt is not None
+        payload = request.get(front.PAYLOAD)
+        if quiet is not None and payload is not None:
+            began = time.perf_counter()
+            if quiet(payload):
+                metrics.handled_in(metrics.Handled("message"), time.perf_counter() - began)
+                return web.Response()
         try:
             bolt_request = await to_bolt_request(request)  # reads the team, the user… from the payload
         except MALFORMED as error:
@@ -202,6 +214,7 @@ async def start(settings: Settings, host: str = "0.0.0.0", port: int | None = No
             log.info("%d entries: %d added, %d updated", len(kb.entries), len(report.added), len(report.updated))
         wiring = build_app(settings, ErrkbService(kb, store), store, update_delay, session, pace)
         wiring.chat.start()
+        settle_heap()
 
         handler: AsyncSocketModeHandler | None = None
 
@@ -212,8 +225,8 @@ async def start(settings: Settings, host: str = "0.0.0.0", port: int | None = No
                 return "Socket Mode is not connected"
             return await store.readiness()
 
-        runner = web.AppRunner(http_app(None if socket_mode else wiring.app, settings.signing_secret or "", unready),
-                               access_log=None)
+        runner = web.AppRunner(http_app(None if socket_mode else wiring.app, settings.signing_secret or "", unready,
+                                        partial(messages.quiet, chat=wiring.chat)), access_log=None)
         await runner.setup()
         site = web.TCPSite(runner, host, settings.port if port is None else port)
         await site.start()
@@ -231,6 +244,14 @@ async def start(settings: Settings, host: str = "0.0.0.0", port: int | None = No
     pruner = asyncio.create_task(prune_forever(store, settings))
     return Running(wiring.app, wiring.chat, store, kb, wiring.background, runner, site, handler, bound, session,
                    pruner)
+
+
+def settle_heap() -> None:
+    """Collect start-up garbage, then exempt what is left (the KB, its matcher and indexes: millions of
+    objects that live as long as the process) from the garbage collector: otherwise every full
+    collection walks them all and stalls every request for a few hundred milliseconds."""
+    gc.collect()
+    gc.freeze()
 
 
 async def prune_forever(store: Store, settings: Settings, every: float = PRUNE_EVERY) -> None:

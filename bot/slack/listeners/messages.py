@@ -15,6 +15,18 @@ from bot.slack.tasks import Inflight
 PASTE_SUBTYPES = frozenset({None, "thread_broadcast", "file_share", "bot_message", "me_message"})
 
 
+def quiet(payload: dict[str, Any], chat: ChatService) -> bool:
+    """True when ``payload`` is a message event errkb has nothing to do for (chat, a join, a deletion):
+    the front then acks it without Bolt. An edit, a message with files, or anything else: False."""
+    event = parse.field(payload, "event")
+    if payload.get("type") != "event_callback" or parse.field(event, "type") != "message":
+        return False
+    subtype = event.get("subtype")
+    if subtype == "message_changed" or event.get("files"):
+        return False
+    return subtype not in PASTE_SUBTYPES or chat.chatter(parse.text(event.get("text")))
+
+
 def register(app: AsyncApp, chat: ChatService, _background: Inflight) -> None:
     @app.event("message")
     async def on_message(event: dict[str, Any], context: AsyncBoltContext) -> None:
