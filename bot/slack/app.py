@@ -114,7 +114,12 @@ def http_app(bolt: AsyncApp | None, signing_secret: str, unready: Callable[[], A
         payload = request.get(front.PAYLOAD)
         if quiet is not None and payload is not None:
             began = time.perf_counter()
-            if quiet(payload):
+            try:
+                answered = quiet(payload)
+            except Exception as error:  # as Bolt's error handler would: one line, never the text
+                metrics.handled_in(metrics.Handled("message", "dropped"), time.perf_counter() - began)
+                return await to_aiohttp_response(failure(error, "message"))
+            if answered:
                 metrics.handled_in(metrics.Handled("message"), time.perf_counter() - began)
                 return web.Response()
         try:

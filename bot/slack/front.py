@@ -13,6 +13,7 @@ from __future__ import annotations
 import hmac
 import json
 import logging
+import re
 import time
 from collections.abc import Awaitable, Callable
 from hashlib import sha256
@@ -33,6 +34,9 @@ MAX_NESTING = 64  # Slack's payloads are a few levels deep; a deeper document is
 # where the handler finds a JSON body's object, parsed once (None for a form)
 PAYLOAD: web.RequestKey[dict[str, Any] | None] = web.RequestKey("errkb_payload", object)
 
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')  # a JSON string, escapes included
+_BRACKET = re.compile(r"[\[\]{}]")
+
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
@@ -42,26 +46,16 @@ def _refuse(request: web.Request, status: int, size: int, reason: str) -> web.Re
     return web.json_response({"ok": False, "error": reason}, status=status)
 
 
-def _nesting(text: str) -> int:
-    """How deep the brackets of a JSON text go (strings ignored), without parsing it."""
-    depth = deepest = 0
-    in_string = escaped = False
-    for char in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in "]}":
-            depth -= 1
-    return deepest
+def _too_deep(text: str) -> bool:
+    """Whether a JSON text's brackets (strings aside) nest deeper than ``MAX_NESTING``, without parsing it."""
+    if text.count("{") + text.count("[") <= MAX_NESTING:
+        return False  # too few brackets to nest that deep: the usual case, one pass in C
+    depth = 0
+    for bracket in _BRACKET.findall(_STRING.sub("", text)):
+        depth += 1 if bracket in "[{" else -1
+        if depth > MAX_NESTING:
+            return True
+    return False
 
 
 def _parse(text: str, content_type: str) -> tuple[str | None, dict[str, Any] | None]:
@@ -75,7 +69,7 @@ def _parse(text: str, content_type: str) -> tuple[str | None, dict[str, Any] | N
         return f"unsupported content type {content_type or 'none'!r}", None
     value: Any = None
     for document in documents:
-        if _nesting(document) > MAX_NESTING:
+        if _too_deep(document):
             return "JSON nested too deeply", None
         try:
             value = json.loads(document)

@@ -110,7 +110,7 @@ async def test_a_listener_or_a_decision_failing_with_the_text_in_its_error_logs_
         raise ValueError(f"cannot match {args[-1]!r}")
 
     with monkeypatch.context() as patch:  # a listener that fails, quoting what it was given
-        patch.setattr(h.bot.chat, "_find", unreadable)
+        patch.setattr(h.bot.chat, "_core_find", unreadable)
         sent = await h.send.event(p.message(PASTE))
     assert sent.status == 400
 
