@@ -106,8 +106,8 @@ async def test_a_listener_or_a_decision_failing_with_the_text_in_its_error_logs_
         harness: Harness, serve_log: io.StringIO, monkeypatch: pytest.MonkeyPatch):
     h = harness
 
-    async def unreadable(*args: object) -> list[object]:  # (workspace, text)
-        raise ValueError(f"cannot match {args[-1]!r}")
+    def unreadable(text: str, *_team: object) -> list[object]:  # every path matches here
+        raise ValueError(f"cannot match {text!r}")
 
     with monkeypatch.context() as patch:  # a listener that fails, quoting what it was given
         patch.setattr(h.bot.chat, "_core_find", unreadable)
