@@ -160,7 +160,7 @@ async def metrics_line(server: Server) -> str:
         body = await r.text()
     sums: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     keys = {"errkb_events_total": "outcome", "errkb_matches_total": "how", "errkb_slack_api_calls_total": "result",
-            "errkb_slack_api_retries_total": "reason"}
+            "errkb_slack_api_retries_total": "reason", "errkb_decisions_total": "result"}
     for family in text_string_to_metric_families(body):
         for sample in family.samples:
             if sample.name in keys:

@@ -35,6 +35,7 @@ RENEW_EVERY = 2.0
 SCAN_EVERY = 1.0
 MAX_AGE = 180.0  # seconds after which an answer is dropped rather than posted late
 WORKERS = 8
+SETTLE_FOR = 60.0  # seconds a decision carried out here stays ours while the writer records that
 
 
 def new_owner() -> str:
@@ -93,6 +94,8 @@ class Outbox:
         self._loops: list[asyncio.Task[None]] = []
         self._stopping = False
         self._known: set[int | None] = set()
+        # carried out here, its outcome not yet written (write-behind): still ours, never taken over again
+        self._settling: dict[int, float] = {}
 
     # --- recording ----------------------------------------------------------------------------
 
@@ -159,10 +162,7 @@ class Outbox:
             self._count("dropped")
             log.warning("dropped a %s decision for %s in %s: %.0f s old (limit %.0f s)", decision.kind,
                         decision.entry_id or "-", decision.channel, age, MAX_AGE)
-            if job.begun:  # the thread has (part of) its answer: it is not answered again
-                self.writer.finished(decision.id)
-            else:
-                self.writer.forgotten(decision.id)
+            self._settle(decision.id, finished=job.begun)  # begun: the thread has (part of) its answer
             return
         try:
             async with slots.holding(self._slots, acquired=True):
@@ -177,12 +177,18 @@ class Outbox:
             self._known.add(decision.id)
             asyncio.get_running_loop().call_later(done.seconds, self._requeue, again)
             return
-        if done:
-            self._count("done")
-            self.writer.finished(decision.id)
+        self._count("done" if done else "failed")
+        self._settle(decision.id, finished=bool(done))
+
+    def _settle(self, decision_id: int, finished: bool) -> None:
+        """Have the writer mark the decision done (or forget it). Until that is written its lease is
+        still renewed and a lapsed one is not taken over: carried out once, it is never carried out
+        again, here or by another process."""
+        self._settling[decision_id] = self.clock()
+        if finished:
+            self.writer.finished(decision_id)
         else:
-            self._count("failed")
-            self.writer.forgotten(decision.id)
+            self.writer.forgotten(decision_id)
 
     async def _heartbeat(self) -> None:
         """Renew this process's leases, and take over decisions whose process stopped renewing."""
@@ -190,11 +196,15 @@ class Outbox:
         while not self._stopping:
             try:
                 now = self.clock()
-                if self._known and now - last_renew >= RENEW_EVERY:
-                    await self.store.renew_decisions(self.owner, [i for i in self._known if i is not None],
-                                                     now + LEASE)
+                for decision_id in [i for i, at in self._settling.items() if now - at > SETTLE_FOR]:
+                    del self._settling[decision_id]
+                held = [i for i in self._known if i is not None] + list(self._settling)
+                if held and now - last_renew >= RENEW_EVERY:
+                    await self.store.renew_decisions(self.owner, held, now + LEASE)
                     last_renew = now
                 for decision in await self.store.take_expired_decisions(self.owner, now + LEASE):
+                    if decision.id in self._settling:
+                        continue  # carried out here already; the writer is recording that
                     self._count("recovered")
                     log.info("took over a %s decision in %s (%.1f s old)", decision.kind, decision.channel,
                              now - decision.created_at)

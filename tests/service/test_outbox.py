@@ -1,5 +1,5 @@
 """The outbox's promises under load: oldest first, too-old dropped and counted, waiting holds no slot,
-a dead process's decisions taken over and counted."""
+a dead process's decisions taken over and counted, one carried out here never carried out again."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import time
 
 from prometheus_client import REGISTRY
 
+from bot.service import outbox as outbox_module
 from bot.service import slots
 from bot.service.outbox import MAX_AGE, Outbox
 from bot.service.ports import Via
@@ -130,6 +131,39 @@ async def test_a_decision_whose_process_died_is_taken_over_and_counted(tmp_path)
             await asyncio.sleep(0.02)
         assert done == ["orphan"] and counted("recovered") - recovered == 1
     finally:
+        await box.stop(1)
+        await writer.stop()
+        await store.close()
+
+
+async def test_a_decision_carried_out_is_not_taken_over_while_its_outcome_is_being_written(tmp_path, monkeypatch):
+    """Overloaded, the write that marks an answer done can come after its lease lapsed: it is still
+    this process's, and it is not posted a second time."""
+    runs = []
+
+    async def carry_out(job):
+        runs.append(job.decision.key)
+        return True
+
+    box, store, writer = await outbox_with(tmp_path, carry_out)
+    monkeypatch.setattr(outbox_module, "LEASE", 0.01)  # every lease lapses at once…
+    monkeypatch.setattr(outbox_module, "SCAN_EVERY", 0.02)  # …and the scan for lapsed ones runs often
+    written, real_flush = asyncio.Event(), store.flush
+
+    async def slow_flush(batch):
+        await written.wait()
+        return await real_flush(batch)
+
+    monkeypatch.setattr(store, "flush", slow_flush)
+    try:
+        assert await box.record(decision("once", time.time()))
+        box.start()
+        for _ in range(50):  # many scans while the outcome waits to be written
+            await asyncio.sleep(0.02)
+        assert runs == ["once"]
+        written.set()
+    finally:
+        written.set()
         await box.stop(1)
         await writer.stop()
         await store.close()
