@@ -169,7 +169,7 @@ class Database:
             raw = await conn.get_raw_connection()
             try:
                 yield raw.driver_connection
-            except BaseException:
+            except Exception:
                 await conn.invalidate()
                 raise
 
