@@ -35,7 +35,7 @@ RENEW_EVERY = 2.0
 SCAN_EVERY = 1.0
 MAX_AGE = 180.0  # seconds after which an answer is dropped rather than posted late
 WORKERS = 8
-SETTLE_FOR = 60.0  # seconds a decision carried out here stays ours while the writer records that
+SETTLE_FOR = 15.0  # seconds a decision carried out here stays ours while the writer records that (ms, usually)
 
 
 def new_owner() -> str:
