@@ -161,9 +161,10 @@ async def test_a_decision_carried_out_is_not_taken_over_while_its_outcome_is_bei
         for _ in range(50):  # many scans while the outcome waits to be written
             await asyncio.sleep(0.02)
         assert runs == ["once"]
-        written.set()
     finally:
         written.set()
+        await writer.settled()
+        monkeypatch.undo()  # the usual lease and scan again while the outbox stops
         await box.stop(1)
         await writer.stop()
         await store.close()
