@@ -237,7 +237,7 @@ def write_cached(kind: str, digest: str, value: Any) -> None:
     except (pickle.PicklingError, TypeError, AttributeError):
         return
     if _write_file(path, data):
-        for old in cache.glob(f"{kind}-*.pickle"):
+        for old in [*cache.glob(f"{kind}-*.pickle"), *cache.glob(f"{kind}-*.json")]:  # .json: version 1's
             if old != path:
                 old.unlink(missing_ok=True)
 

@@ -170,6 +170,16 @@ def test_a_snapshot_others_can_write_is_never_loaded(tmp_path, monkeypatch, nccl
     assert read_cached("seeds", digest) is None
 
 
+def test_an_older_versions_snapshot_is_removed(tmp_path, monkeypatch, nccl_raw):
+    monkeypatch.setenv("ERRKB_CACHE", str(tmp_path / "cache"))
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / "seeds-0123.json").write_text("{}", encoding="utf-8")
+    write_entry(tmp_path / "seeds", nccl_raw)
+    load_seeds(tmp_path / "seeds")
+    assert _snapshot_files(tmp_path / "cache") == ["seeds"]
+    assert not (tmp_path / "cache" / "seeds-0123.json").exists()
+
+
 def test_off_keeps_no_snapshot(tmp_path, monkeypatch, nccl_raw):
     monkeypatch.setenv("ERRKB_CACHE", "off")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
