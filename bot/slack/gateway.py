@@ -47,6 +47,7 @@ SERVER_RETRIES = 3
 RATE_LIMIT_RETRIES = 6
 PACE_PER_SECOND = 1.0  # Slack's per-channel posting rate…
 PACE_BURST = 6  # …with short bursts allowed
+TIDY_AT = 1000  # paced channels and 429 blocks kept before idle ones are forgotten
 # Slack errors (HTTP 200, ok false) that are worth another try; any other is permanent.
 # Calls not repeated once they may have reached Slack (a timeout, a connection dropped after sending).
 NOT_REPEATED = frozenset({"chat_postMessage", "chat_postEphemeral"})
@@ -76,6 +77,10 @@ class _Pace:
         self.tokens -= 1
         return max(0.0, -self.tokens / self.rate)
 
+    def idle(self, now: float) -> bool:
+        """Refilled to its burst by ``now``: the same as a new bucket, so it need not be kept."""
+        return self.tokens + (now - self.last) * self.rate >= self.burst
+
 
 class Gateway:
     def __init__(self, client: AsyncWebClient, api_url: str | None = None, pace: float = PACE_PER_SECOND,
@@ -86,6 +91,7 @@ class Gateway:
         self.pace, self.burst = pace, burst
         self._paces: dict[str, _Pace] = {}
         self._blocked: dict[str, float] = {}  # method or method:channel → loop time a 429 lifts
+        self._tidy_at = TIDY_AT
 
     def via_for(self, workspace: str) -> Via:
         return Via(self.clients(workspace) if self.clients is not None else self.client)
@@ -218,6 +224,15 @@ class Gateway:
 
     # --- one call ---------------------------------------------------------------------------
 
+    def _tidy(self, now: float) -> None:
+        """Forget idle channels' buckets and lifted 429 blocks once there are many: a long-running
+        process posting in thousands of channels keeps only the ones still being paced."""
+        if len(self._paces) + len(self._blocked) < self._tidy_at:
+            return
+        self._paces = {c: p for c, p in self._paces.items() if not p.idle(now)}
+        self._blocked = {k: t for k, t in self._blocked.items() if t > now}
+        self._tidy_at = max(TIDY_AT, 2 * (len(self._paces) + len(self._blocked)))
+
     async def _call(self, client: AsyncWebClient, method: str, pace_channel: str | None, **kwargs: Any) -> Any:
         """One Web API call with pacing and retries; raises :class:`CallFailed` when it cannot succeed."""
         loop = asyncio.get_running_loop()
@@ -228,7 +243,10 @@ class Gateway:
         while True:
             await slots.wait(self._blocked.get(block_key, 0.0) - loop.time())
             if method == "chat_postMessage" and channel:
-                pace = self._paces.setdefault(channel, _Pace(self.pace, self.burst))
+                pace = self._paces.get(channel)
+                if pace is None:
+                    self._tidy(loop.time())
+                    pace = self._paces[channel] = _Pace(self.pace, self.burst)
                 await slots.wait(pace.reserve(loop.time()))
             try:
                 response = await getattr(client, method)(**kwargs)

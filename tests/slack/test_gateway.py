@@ -46,3 +46,13 @@ async def test_a_modal_is_opened_with_the_clicks_trigger(fake_slack):
     assert opened["trigger_id"] == "trigger.1" and opened["view"]["title"]["text"] == "Suggest a fix"
     failed = await gateway.send(Plan([OpenView("", view)]), Via(gateway.client))
     assert failed.failures[0].permanent and failed.failures[0].reason == "invalid_trigger_id"
+
+
+async def test_pacing_state_stays_bounded_across_many_channels(fake_slack, monkeypatch):
+    monkeypatch.setattr("bot.slack.gateway.TIDY_AT", 40)
+    gateway = Gateway(AsyncWebClient(token=TOKEN, base_url=fake_slack.api_url, retry_handlers=[]), pace=1000.0,
+                      burst=1)
+    via = Via(gateway.client)
+    for i in range(200):
+        assert (await gateway.send(thread(f"C{i}", 1), via)).ok
+    assert 0 < len(gateway._paces) <= 80  # idle channels' buckets are forgotten, not kept for the process's life
