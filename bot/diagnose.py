@@ -1,4 +1,4 @@
-"""The service: a paste (or a query, or an id) and a reader → views in the reader's locale.
+"""The service: a paste (or a query, or an id) and a reader → cards in the reader's locale.
 
 Slack listeners and the CLI both call this one layer. The reader's locale is the current
 ``bot.i18n`` locale, set by the caller once per request.
@@ -21,18 +21,18 @@ from bot.kb.matcher import Match
 from bot.kb.normalize import normalize
 
 if TYPE_CHECKING:
-    from bot.store.views import Stats, SyncReport
-from bot.views import (
-    DeadEndView,
+    from bot.store.records import Stats, SyncReport
+from bot.cards import (
+    DeadEndCard,
     Diagnosis,
-    EntryView,
-    MatchView,
-    RelatedView,
-    SearchResultView,
-    TopEntryView,
-    TrustedWorkaroundView,
-    UsageView,
-    WorkaroundView,
+    EntryCard,
+    MatchCard,
+    RelatedCard,
+    SearchResultCard,
+    TopEntryCard,
+    TrustedWorkaroundCard,
+    UsageCard,
+    WorkaroundCard,
 )
 
 # A paste longer than this is cut before matching (the error is nearly always near the end of a
@@ -100,33 +100,33 @@ class ErrkbService:
         suggested fixes, unless given as ``live``); counts the best as a hit when ``record``."""
         if live is None:
             live = await self._feedback([m.entry_id for m in matches], workspace)
-        views = [
-            MatchView(self._entry_view(self._entry(m.entry_id), live.get(m.entry_id)), m.how, m.score, m.span,
+        cards = [
+            MatchCard(self._entry_card(self._entry(m.entry_id), live.get(m.entry_id)), m.how, m.score, m.span,
                       m.line)
             for m in matches
         ]
-        if record and self.store is not None and views:
-            await self.store.record_hit(views[0].entry.id, current_locale())
-        return Diagnosis(current_locale(), views)
+        if record and self.store is not None and cards:
+            await self.store.record_hit(cards[0].entry.id, current_locale())
+        return Diagnosis(current_locale(), cards)
 
     async def diagnose(self, paste: str, limit: int = 3, record: bool = True) -> Diagnosis:
         """The entries ``paste`` is about, best first, in the current locale."""
         return await self.explain(self.find(paste, limit), record)
 
-    async def view(self, entry_id: str, live: Feedback | None) -> EntryView | None:
+    async def card(self, entry_id: str, live: Feedback | None) -> EntryCard | None:
         """``entry_id`` in the current locale with the crowd numbers ``live`` (already read)."""
         entry = await self.entry(entry_id)
-        return None if entry is None else self._entry_view(entry, live)
+        return None if entry is None else self._entry_card(entry, live)
 
-    async def show(self, entry_id: str, workspace: str | None = None) -> EntryView | None:
+    async def show(self, entry_id: str, workspace: str | None = None) -> EntryCard | None:
         """``entry_id`` with live numbers; with ``workspace``, with the fixes its members suggested too."""
         entry = await self.entry(entry_id)
         if entry is None:
             return None
         live = await self._feedback([entry_id], workspace)
-        return self._entry_view(entry, live.get(entry_id))
+        return self._entry_card(entry, live.get(entry_id))
 
-    async def search(self, query: str, limit: int = 5, workspace: str | None = None) -> list[SearchResultView]:
+    async def search(self, query: str, limit: int = 5, workspace: str | None = None) -> list[SearchResultCard]:
         """Entries for ``query``, in the current locale; entries this workspace (or, without one, anyone)
         matches often rank higher."""
         zh = current_locale() == "zh"
@@ -135,29 +135,29 @@ class ErrkbService:
         for hit in self.kb.index.search(query, limit=limit, hits=hits):
             entry = self.kb.entries[hit.entry_id]
             signature = (entry.signature_zh if zh else "") or entry.signature
-            results.append(SearchResultView(entry.id, hit.score, signature, entry.domain, hit.reasons))
+            results.append(SearchResultCard(entry.id, hit.score, signature, entry.domain, hit.reasons))
         return results
 
-    async def usage(self, limit: int = 5, workspace: str | None = None) -> UsageView:
+    async def usage(self, limit: int = 5, workspace: str | None = None) -> UsageCard:
         """The most matched entries and most trusted workarounds, in the current locale; with ``workspace``,
         only that workspace's matches and votes."""
         if self.store is None or not hasattr(self.store, "stats"):
-            return UsageView(len(self.kb.entries), [], [], {}, 0, 0, 0, 0, 0)
+            return UsageCard(len(self.kb.entries), [], [], {}, 0, 0, 0, 0, 0)
         stats = await self.store.stats(limit=max(4 * limit, 20), workspace=workspace)
         ids = dict.fromkeys([e.entry_id for e in stats.top_entries[:limit]]
                             + [w.entry_id for w in stats.top_workarounds])
         live = await self._feedback([i for i in ids if i in self.kb.entries], workspace)
-        views = {i: self._entry_view(self.kb.entries[i], live.get(i)) for i in ids if i in self.kb.entries}
-        top = [TopEntryView(e.entry_id, views[e.entry_id].signature, e.hits)
-               for e in stats.top_entries[:limit] if e.entry_id in views]
+        cards = {i: self._entry_card(self.kb.entries[i], live.get(i)) for i in ids if i in self.kb.entries}
+        top = [TopEntryCard(e.entry_id, cards[e.entry_id].signature, e.hits)
+               for e in stats.top_entries[:limit] if e.entry_id in cards]
         trusted = []
         for w in stats.top_workarounds:
-            entry = views.get(w.entry_id)
-            view = entry.workaround(w.workaround) if entry else None
-            if entry and view and view.votes_up > 0:
-                trusted.append(TrustedWorkaroundView(entry.id, entry.signature, view))
+            entry = cards.get(w.entry_id)
+            card = entry.workaround(w.workaround) if entry else None
+            if entry and card and card.votes_up > 0:
+                trusted.append(TrustedWorkaroundCard(entry.id, entry.signature, card))
         trusted.sort(key=lambda t: (t.workaround.success_rate, t.workaround.votes_up), reverse=True)
-        return UsageView(len(self.kb.entries), top, trusted[:limit], stats.hits_by_locale,
+        return UsageCard(len(self.kb.entries), top, trusted[:limit], stats.hits_by_locale,
                          stats.votes_up, stats.votes_down, stats.diagnosis_up, stats.diagnosis_down, stats.voters)
 
     # --- the knowledge base in the store (``errkb seed``, ``export``, ``stats``, ``db``) -------------
@@ -221,7 +221,7 @@ class ErrkbService:
             return {}
         return await self.store.feedback(entry_ids, workspace)
 
-    def _entry_view(self, entry: Entry, live: Feedback | None) -> EntryView:
+    def _entry_card(self, entry: Entry, live: Feedback | None) -> EntryCard:
         live = live or Feedback()
         zh = current_locale() == "zh"
         # plain fields in Chinese (a team entry written in Chinese): untranslated for an English reader
@@ -234,33 +234,33 @@ class ErrkbService:
             bound = feedback.rate_lower_bound(w.prior, confidence, tally)
             text, untranslated = _localized(w.action, w.text_zh, zh, source)
             condition, cond_untranslated = _localized(w.condition, w.condition_zh, zh) if w.condition else ("", False)
-            view = WorkaroundView(w.index, text, rate, tally.up, tally.down, untranslated, condition, w.prior,
+            card = WorkaroundCard(w.index, text, rate, tally.up, tally.down, untranslated, condition, w.prior,
                                   cond_untranslated)
-            ranked.append((bound, -w.index, view))
+            ranked.append((bound, -w.index, card))
         for s in live.suggested:
             tally = live.workarounds.get(s.index, feedback.Tally())
             if (s.locale == "zh") == zh or not s.text_other:  # the author's language, or all there is
                 text, untranslated = s.text, (s.locale == "zh") != zh
             else:
                 text, untranslated = s.text_other, False
-            view = WorkaroundView(s.index, text, feedback.suggested_rate(tally), tally.up, tally.down, untranslated,
+            card = WorkaroundCard(s.index, text, feedback.suggested_rate(tally), tally.up, tally.down, untranslated,
                                   author=s.author, verified=s.verified)
-            ranked.append((feedback.suggested_lower_bound(tally), -s.index, view))
+            ranked.append((feedback.suggested_lower_bound(tally), -s.index, card))
         ranked.sort(key=lambda item: (item[0], item[1]), reverse=True)
-        workarounds = [view for _bound, _i, view in ranked]
+        workarounds = [card for _bound, _i, card in ranked]
         dead_ends = []
         for d in entry.dead_ends:
             english = f"{d.action} — {d.why_fails}" if d.action and d.why_fails else (d.action or d.why_fails)
             text, untranslated = _localized(english, d.text_zh, zh, source)
             action, why = (d.action, d.why_fails) if not zh or untranslated else _split_dead_end(text)
             condition, cond_untranslated = _localized(d.condition, d.condition_zh, zh) if d.condition else ("", False)
-            dead_ends.append(DeadEndView(text, d.fail_rate, untranslated, action, why, condition, cond_untranslated))
+            dead_ends.append(DeadEndCard(text, d.fail_rate, untranslated, action, why, condition, cond_untranslated))
         dead_ends.sort(key=lambda d: d.fail_rate, reverse=True)
         signature, sig_untranslated = _localized(entry.signature, entry.signature_zh, zh, source)
         root_cause, rc_untranslated = _localized(entry.root_cause, entry.root_cause_zh, zh, source)
         seed_confirmed = _parse_date(entry.raw.get("last_confirmed"))
         confirmed = max(filter(None, (seed_confirmed, live.last_confirmed)), default=None)
-        return EntryView(
+        return EntryCard(
             id=entry.id,
             domain=entry.domain,
             signature=signature,
@@ -284,9 +284,9 @@ class ErrkbService:
             team_author=entry.raw.get("team_author") if isinstance(entry.raw.get("team_author"), str) else None,
         )
 
-    def _related(self, entry_id: str, zh: bool) -> RelatedView:
+    def _related(self, entry_id: str, zh: bool) -> RelatedCard:
         entry = self.kb.entries[entry_id]
-        return RelatedView(entry_id, _localized(entry.signature, entry.signature_zh, zh)[0])
+        return RelatedCard(entry_id, _localized(entry.signature, entry.signature_zh, zh)[0])
 
 
 def _localized(english: str, chinese: str | None, zh: bool, source: str = "en") -> tuple[str, bool]:

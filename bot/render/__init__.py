@@ -1,1 +1,1 @@
-"""Turn service views into terminal text, JSON, or Slack Block Kit; no decisions are made here."""
+"""Turn service cards into terminal text, JSON, or Slack Block Kit; no decisions are made here."""

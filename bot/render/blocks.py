@@ -13,10 +13,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from bot.cards import EntryCard, HomeCard, MatchCard, SearchResultCard, UsageCard, WorkaroundCard
 from bot.i18n import _, current_locale, fmt_number, fmt_percent, ngettext
 from bot.render import labels, summary
 from bot.render.mask import mask_tree
-from bot.views import EntryView, HomeView, MatchView, SearchResultView, UsageView, WorkaroundView
 
 SECTION_LIMIT = 3000
 HEADER_LIMIT = 150
@@ -99,7 +99,7 @@ def _message(fallback: str, blocks: list[dict[str, Any]]) -> Message:
     return mask_tree({"text": _clip(fallback, SECTION_LIMIT), "blocks": blocks[:MAX_BLOCKS]})
 
 
-def answer_value(entry_id: str, match: MatchView | None = None) -> str:
+def answer_value(entry_id: str, match: MatchCard | None = None) -> str:
     """What the language button carries: the entry and the reader's quoted line (already masked),
     so the answer in the other language quotes it too, whichever process gets the click."""
     data: dict[str, Any] = {"entry": entry_id}
@@ -110,26 +110,26 @@ def answer_value(entry_id: str, match: MatchView | None = None) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
-def _other_language_button(entry_id: str, match: MatchView | None) -> dict[str, Any]:
+def _other_language_button(entry_id: str, match: MatchCard | None) -> dict[str, Any]:
     other = "English" if current_locale() == "zh" else "中文"
     return _button(other, ACTION_TRANSLATE, answer_value(entry_id, match))
 
 
-def _fix_text(workaround: WorkaroundView) -> str:
+def _fix_text(workaround: WorkaroundCard) -> str:
     text = escape(workaround.text) + _mark(workaround.untranslated)
     if workaround.condition:
         text += " _" + escape(labels.condition_text(workaround.condition, workaround.condition_untranslated)) + "_"
     return text
 
 
-def _vote_buttons(entry: EntryView, workaround: WorkaroundView) -> list[dict[str, Any]]:
+def _vote_buttons(entry: EntryCard, workaround: WorkaroundCard) -> list[dict[str, Any]]:
     value = vote_value(entry.id, workaround.index)
     return [_button("👍 " + _("Worked"), ACTION_VOTE_UP, value, "primary"),
             _button("👎 " + _("Didn't work"), ACTION_VOTE_DOWN, value)]
 
 
-def answer_message(entry: EntryView, match: MatchView | None = None, private: bool = False,
-                   other_language: bool = True, shown: WorkaroundView | None = None) -> Message:
+def answer_message(entry: EntryCard, match: MatchCard | None = None, private: bool = False,
+                   other_language: bool = True, shown: WorkaroundCard | None = None) -> Message:
     """The one compact answer: headline with the reader's line, cause, best fix, buttons.
 
     ``private`` (an ephemeral answer) carries no reaction prompt, since Slack allows no reactions
@@ -169,7 +169,7 @@ def answer_message(entry: EntryView, match: MatchView | None = None, private: bo
     return _message(fallback, blocks)
 
 
-def fix_message(entry: EntryView, workaround: WorkaroundView, rank: int, private: bool = False) -> Message:
+def fix_message(entry: EntryCard, workaround: WorkaroundCard, rank: int, private: bool = False) -> Message:
     """One of the other fixes, numbered after the first, with its evidence and vote buttons."""
     blocks = [
         _section(f"*{fmt_number(rank)}.* {_fix_text(workaround)}"),
@@ -199,7 +199,7 @@ def review_choice(value: str) -> tuple[str, int, str] | None:
     return (*target, do) if target is not None and do in REVIEW_FIX else None
 
 
-def _review_menu(entry_id: str, workaround: WorkaroundView) -> dict[str, Any]:
+def _review_menu(entry_id: str, workaround: WorkaroundCard) -> dict[str, Any]:
     """A suggested fix's ⋮ menu for reviewers (anyone else who picks an option is told why not)."""
     labels_ = {"verify": _("Mark verified (reviewers)"), "retire": _("Retire this fix (reviewers)")}
     return {"type": "overflow", "action_id": ACTION_REVIEW_FIX, "options": [
@@ -208,12 +208,12 @@ def _review_menu(entry_id: str, workaround: WorkaroundView) -> dict[str, Any]:
         for do in REVIEW_FIX if not (do == "verify" and workaround.verified)]}
 
 
-def other_fix_messages(entry: EntryView, private: bool = False) -> list[tuple[Message, int]]:
+def other_fix_messages(entry: EntryCard, private: bool = False) -> list[tuple[Message, int]]:
     """Every fix after the first, ranked, each with the workaround index it votes for."""
     return [(fix_message(entry, w, rank, private), w.index) for rank, w in enumerate(entry.workarounds[1:], 2)]
 
 
-def details_message(entry: EntryView) -> Message:
+def details_message(entry: EntryCard) -> Message:
     """*Why / what not to try*: the whole cause, the dead ends, versions, docs, related errors."""
     name = summary.plain_name(entry.signature)
     blocks: list[dict[str, Any]] = [
@@ -241,7 +241,7 @@ def details_message(entry: EntryView) -> Message:
     return _message(f"{name} — {entry.root_cause}", blocks)
 
 
-def search_message(query: str, results: list[SearchResultView]) -> Message:
+def search_message(query: str, results: list[SearchResultCard]) -> Message:
     """Search results, each with a button to post it to the channel."""
     if not results:
         return {"text": labels.heading("no_results"), "blocks": [_section(labels.heading("no_results"))]}
@@ -295,14 +295,14 @@ def help_message(lead: str | None = None) -> Message:
     return _message(lead or intro, blocks)
 
 
-def vote_receipt(workaround: WorkaroundView) -> Message:
+def vote_receipt(workaround: WorkaroundCard) -> Message:
     """Shown privately after a vote on a message that cannot be updated in place (an ephemeral one)."""
     text = _("Thanks, your vote is counted: {people}, {rate} in all.").format(
         people=labels.people_text(workaround), rate=fmt_percent(workaround.success_rate))
     return notice(text)
 
 
-def _usage_blocks(usage: UsageView) -> list[dict[str, Any]]:
+def _usage_blocks(usage: UsageCard) -> list[dict[str, Any]]:
     frequent, trusted = _("Most frequent errors"), _("Most trusted workarounds")
     blocks: list[dict[str, Any]] = [_section(f"*{frequent}*")]
     if usage.top_entries:
@@ -341,7 +341,7 @@ def unknown_message(line: str, error_type: str | None, frame: str | None) -> Mes
     ])
 
 
-def _team_context(entry: EntryView) -> list[dict[str, Any]]:
+def _team_context(entry: EntryCard) -> list[dict[str, Any]]:
     """Who wrote a team entry (and whether a reviewer verified it)."""
     if not entry.team_author:
         return []
@@ -351,7 +351,7 @@ def _team_context(entry: EntryView) -> list[dict[str, Any]]:
     return [_context(text)]
 
 
-def _unknown_blocks(home: HomeView) -> list[dict[str, Any]]:
+def _unknown_blocks(home: HomeCard) -> list[dict[str, Any]]:
     """"Errors errkb doesn't know yet": the masked lines only, most frequent first."""
     blocks: list[dict[str, Any]] = [_section("*{}*".format(_("Errors errkb doesn't know yet")))]
     if not home.remembering:
@@ -370,7 +370,7 @@ def _unknown_blocks(home: HomeView) -> list[dict[str, Any]]:
     return blocks
 
 
-def usage_message(usage: UsageView) -> Message:
+def usage_message(usage: UsageCard) -> Message:
     """``/errkb stats``."""
     title = _("errkb in this workspace")
     blocks = [_section(f"*{title}*"), *_usage_blocks(usage)]
@@ -393,7 +393,7 @@ def locale_name(setting: str) -> str:
     return {"auto": _("Automatic (your Slack language)"), "en": "English", "zh": "中文"}.get(setting, setting)
 
 
-def home_view(home: HomeView) -> dict[str, Any]:
+def home_view(home: HomeCard) -> dict[str, Any]:
     """The App Home tab: the user's language (changeable here), frequent errors, trusted workarounds,
     the team's own entries."""
     from bot.render.modals import team_home_blocks  # it builds on this module's helpers

@@ -10,16 +10,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.cards import Diagnosis, EntryCard, MatchCard, SearchResultCard
 from bot.render import labels, summary
 from bot.render.mask import mask_tree
-from bot.views import Diagnosis, EntryView, MatchView, SearchResultView
 
 
 def _rate(value: float) -> float:
     return round(value, 4)
 
 
-def _entry_fields(entry: EntryView) -> dict[str, Any]:
+def _entry_fields(entry: EntryCard) -> dict[str, Any]:
     return {
         "signature": entry.signature,
         "root_cause": entry.root_cause,
@@ -42,7 +42,7 @@ def _entry_fields(entry: EntryView) -> dict[str, Any]:
     }
 
 
-def match_json(match: MatchView) -> dict[str, Any]:
+def match_json(match: MatchCard) -> dict[str, Any]:
     return {
         "id": match.entry.id,
         "how": match.how,
@@ -59,7 +59,7 @@ def diagnosis_json(diagnosis: Diagnosis) -> dict[str, Any]:
     return mask_tree({"locale": diagnosis.locale, "matches": [match_json(m) for m in diagnosis.matches]})
 
 
-def entry_json(entry: EntryView, locale: str) -> dict[str, Any]:
+def entry_json(entry: EntryCard, locale: str) -> dict[str, Any]:
     """One entry with live rates; a superset of a match's entry fields."""
     return mask_tree({
         "locale": locale,
@@ -77,7 +77,7 @@ def entry_json(entry: EntryView, locale: str) -> dict[str, Any]:
     })
 
 
-def search_json(results: list[SearchResultView]) -> dict[str, Any]:
+def search_json(results: list[SearchResultCard]) -> dict[str, Any]:
     return mask_tree({
         "results": [
             {"id": r.id, "score": r.score, "signature": r.signature, "domain": r.domain, "reasons": r.reasons}

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
+from bot.cards import DeadEndCard, EntryCard, MatchCard, WorkaroundCard
 from bot.i18n import _, fmt_date, fmt_number, fmt_percent, ngettext
 from bot.render.summary import plain_name
-from bot.views import DeadEndView, EntryView, MatchView, WorkaroundView
 
 
 def tier_label(tier: str) -> str:
@@ -42,14 +42,14 @@ def fail_rate_text(rate: float) -> str:
     return _("fails ~{rate}").format(rate=fmt_percent(rate))
 
 
-def rate_basis(w: WorkaroundView) -> str:
+def rate_basis(w: WorkaroundCard) -> str:
     """Where a workaround's rate comes from: ``estimate`` (the KB's authors), ``votes`` or both."""
     if not w.votes:
         return "estimate"
     return "votes" if w.prior is None else "estimate_and_votes"
 
 
-def success_text(w: WorkaroundView, tier: str = "ai_generated") -> str:
+def success_text(w: WorkaroundCard, tier: str = "ai_generated") -> str:
     """The rate and where it comes from: the authors' estimate, votes here, or both; for a fix a teammate
     suggested, who did and the votes it has here."""
     if w.author is not None:
@@ -72,13 +72,13 @@ def author_mention(user: str) -> str:
     return f"<@{user}>" if re.fullmatch(r"[UW][A-Z0-9_]{1,30}", user) else user.replace("<", "‹").replace(">", "›")
 
 
-def people_text(w: WorkaroundView) -> str:
+def people_text(w: WorkaroundCard) -> str:
     """Team votes only: "worked for 7 of 9 people here"."""
     return ngettext("worked for {up} of {n} person here", "worked for {up} of {n} people here", w.votes).format(
         up=fmt_number(w.votes_up), n=fmt_number(w.votes))
 
 
-def dead_end_text(d: DeadEndView) -> str:
+def dead_end_text(d: DeadEndCard) -> str:
     """"Tried: X → fails because Y (fails ~90%)"; just the reason when the KB names no action."""
     rate = fail_rate_text(d.fail_rate)
     condition = " " + condition_text(d.condition, d.condition_untranslated) if d.condition else ""
@@ -101,7 +101,7 @@ def _lower_first(text: str) -> str:
     return text
 
 
-def headline(entry: EntryView, match: MatchView | None = None) -> str:
+def headline(entry: EntryCard, match: MatchCard | None = None) -> str:
     """The error in plain words; a fallback ("fuzzy") match says it only looks like it."""
     name = plain_name(entry.signature)
     if match is not None and match.how == "fuzzy":
@@ -118,25 +118,25 @@ def more_fixes_label(n: int) -> str:
     return ngettext("Other fix ({n})", "Other fixes ({n})", n).format(n=fmt_number(n))
 
 
-def votes_text(w: WorkaroundView) -> str:
+def votes_text(w: WorkaroundCard) -> str:
     up = ngettext("{n} vote up", "{n} votes up", w.votes_up).format(n=fmt_number(w.votes_up))
     down = ngettext("{n} vote down", "{n} votes down", w.votes_down).format(n=fmt_number(w.votes_down))
     return f"{up} · {down}"
 
 
-def how_matched(match: MatchView) -> str:
+def how_matched(match: MatchCard) -> str:
     if match.how == "fuzzy":
         return _("close match ({score} similar)").format(score=fmt_percent(match.score))
     return _("exact match")
 
 
-def voters_text(entry: EntryView) -> str:
+def voters_text(entry: EntryCard) -> str:
     if not entry.voters:
         return _("no votes here yet")
     return ngettext("{n} person voted here", "{n} people voted here", entry.voters).format(n=fmt_number(entry.voters))
 
 
-def trust_text(entry: EntryView) -> str:
+def trust_text(entry: EntryCard) -> str:
     parts = [
         tier_label(entry.verification_tier),
         _("confidence {rate}").format(rate=fmt_percent(entry.confidence)),

@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from bot.cards import TeamLineCard
 from bot.i18n import _, ngettext
 from bot.kb.propose import Issue
 from bot.render.blocks import _clip, _context, _section, escape
-from bot.views import TeamLineView
 
 CALLBACK_TEACH = "errkb_teach"  # the modal's callback_id (its view_submission)
 CALLBACK_TRANSLATE = "errkb_translate_entry"  # a team entry's texts added in the other language
@@ -153,7 +153,7 @@ def notice_modal(title: str, text: str) -> dict[str, Any]:
             "close": {"type": "plain_text", "text": _clip(_("Close"), 24)}, "blocks": [_section(text)]}
 
 
-def team_home_blocks(team: tuple[TeamLineView, ...]) -> list[dict[str, Any]]:
+def team_home_blocks(team: tuple[TeamLineCard, ...]) -> list[dict[str, Any]]:
     """App Home's "Team entries": each with its author, and a reviewer's menu (verify, edit, retire)."""
     blocks: list[dict[str, Any]] = [_section("*{}*".format(_("Team entries")))]
     if not team:

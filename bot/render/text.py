@@ -13,10 +13,10 @@ from typing import IO
 
 from wcwidth import wcswidth
 
+from bot.cards import Diagnosis, EntryCard, MatchCard, SearchResultCard, WorkaroundCard
 from bot.i18n import _, fmt_number, ngettext
 from bot.render import labels, summary
 from bot.render.mask import mask
-from bot.views import Diagnosis, EntryView, MatchView, SearchResultView, WorkaroundView
 
 _BOLD, _DIM, _RED, _GREEN, _CYAN, _RESET = "\x1b[1m", "\x1b[2m", "\x1b[31m", "\x1b[32m", "\x1b[36m", "\x1b[0m"
 DEFAULT_WIDTH = 100
@@ -87,7 +87,7 @@ def _mark(untranslated: bool) -> str:
     return f" {labels.untranslated_mark()}" if untranslated else ""
 
 
-def _fix(out: _Out, entry: EntryView, w: WorkaroundView, number: str) -> None:
+def _fix(out: _Out, entry: EntryCard, w: WorkaroundCard, number: str) -> None:
     text = w.text + _mark(w.untranslated)
     if w.condition:
         text += " " + labels.condition_text(w.condition, w.condition_untranslated)
@@ -95,7 +95,7 @@ def _fix(out: _Out, entry: EntryView, w: WorkaroundView, number: str) -> None:
     out.add(labels.success_text(w, entry.verification_tier), _GREEN, indent=" " * (len(number) + 3))
 
 
-def _head(out: _Out, entry: EntryView, match: MatchView | None, show_id: bool) -> None:
+def _head(out: _Out, entry: EntryCard, match: MatchCard | None, show_id: bool) -> None:
     title = labels.headline(entry, match)
     out.add(title, _BOLD, hang="  ")
     if show_id:
@@ -107,7 +107,7 @@ def _head(out: _Out, entry: EntryView, match: MatchView | None, show_id: bool) -
         out.add(summary.quote(match.line, match.entry.regex), _DIM, indent="  │ ")
 
 
-def render_answer(entry: EntryView, match: MatchView | None = None, color: bool = False,
+def render_answer(entry: EntryCard, match: MatchCard | None = None, color: bool = False,
                   width: int = DEFAULT_WIDTH, details: bool = False) -> str:
     """One answer: compact (headline, the reader's line, cause, best fix) or with every detail."""
     out = _Out(color, width)
@@ -151,7 +151,7 @@ def render_answer(entry: EntryView, match: MatchView | None = None, color: bool 
     return out.text()
 
 
-def render_entry(entry: EntryView, color: bool = False, width: int = DEFAULT_WIDTH) -> str:
+def render_entry(entry: EntryCard, color: bool = False, width: int = DEFAULT_WIDTH) -> str:
     """``errkb show``: an entry with every detail and its live numbers."""
     return render_answer(entry, None, color, width, details=True)
 
@@ -164,7 +164,7 @@ def render_diagnosis(diagnosis: Diagnosis, color: bool = False, width: int = DEF
     return rule.join(render_answer(m.entry, m, color, width, details) for m in diagnosis.matches)
 
 
-def render_search(results: list[SearchResultView], color: bool = False) -> str:
+def render_search(results: list[SearchResultCard], color: bool = False) -> str:
     if not results:
         return labels.heading("no_results")
     out = _Out(color, DEFAULT_WIDTH)
@@ -172,7 +172,7 @@ def render_search(results: list[SearchResultView], color: bool = False) -> str:
 
 
 def render_stats(domains: dict[str, int], usage) -> str:
-    """Entries per domain, then usage from the store (a ``bot.store.views.Stats``)."""
+    """Entries per domain, then usage from the store (a ``bot.store.records.Stats``)."""
     lines = [_("{entries} entries in {domains} domains").format(
         entries=fmt_number(sum(domains.values())), domains=fmt_number(len(domains)))]
     by_size = sorted(domains.items(), key=lambda kv: (-kv[1], kv[0]))

@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from bot import i18n, metrics
+from bot.cards import EntryCard, HomeCard, MatchCard, TeamLineCard, UnknownLineCard
 from bot.diagnose import ErrkbService
 from bot.i18n import _
 from bot.kb.fallback import error_lines as has_error_line
@@ -33,15 +34,14 @@ from bot.service.outbox import Job, Later, Outbox
 from bot.service.plans import About, Message, Plan, Post, Publish, Reply, Sent, Thread, Update, Whisper
 from bot.service.ports import Author, Outlet, Via
 from bot.service.suggest import Suggestions
-from bot.service.teach import Unknowns
 from bot.service.teaching import Teaching
 from bot.service.team import TeamKnowledge
+from bot.service.unknowns import Unknowns
 from bot.service.updates import Refresher
 from bot.service.votes import VoteQueue
 from bot.service.writer import WriteBehind
 from bot.store import PostedMessage, Store
-from bot.store.views import Decision, PostedRow, VoteEvent
-from bot.views import EntryView, HomeView, MatchView, TeamLineView, UnknownLineView
+from bot.store.records import Decision, PostedRow, VoteEvent
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ def placement(thread: Sequence[PostedMessage], ts: str, entry_id: str) -> int:
     return mine.index(ts) + 1 if ts in mine else 1
 
 
-def answer_post(entry: EntryView, match: MatchView | None, locale: str) -> Post:
+def answer_post(entry: EntryCard, match: MatchCard | None, locale: str) -> Post:
     """The one compact answer; 👍/👎 on it vote for the fix it shows (the diagnosis, if it has none)."""
     best = entry.workarounds[0] if entry.workarounds else None
     return Post(blocks.answer_message(entry, match), About(entry.id, best.index if best else None, locale))
@@ -280,7 +280,7 @@ class ChatService:
                 best = diagnosis.best
                 entry, shown = (best.entry, best) if best else (None, None)
             else:  # taken over from another process: the paste is gone, the entry is known
-                entry, shown = await self.core.view(d.entry_id, live[d.entry_id]), None
+                entry, shown = await self.core.card(d.entry_id, live[d.entry_id]), None
             if entry is None:
                 return False
             self.writer.hit(d.workspace, entry.id, locale)
@@ -288,7 +288,7 @@ class ChatService:
         return await self._post_answer(d, plan, via, first=True, shown=shown)
 
     async def _post_answer(self, d: Decision, plan: Plan, via: Via, first: bool = False,
-                           shown: MatchView | None = None) -> bool | Later:
+                           shown: MatchCard | None = None) -> bool | Later:
         report = await self.outlet.send(plan, via, on_sent=lambda sent: self._posted(d.workspace, sent, shown))
         if first and report.sent:
             metrics.FIRST_REPLY_SECONDS.observe(max(0.0, self.clock() - d.created_at))
@@ -319,7 +319,7 @@ class ChatService:
             fresh.update({(workspace, e): live for e, live in (await self.store.feedback(ids, workspace)).items()})
         return fresh
 
-    def _posted(self, workspace: str, sent: Sent, match: MatchView | None = None) -> None:
+    def _posted(self, workspace: str, sent: Sent, match: MatchCard | None = None) -> None:
         about = sent.post.about
         if match is not None:
             self._shown.put((workspace, sent.thread.channel, sent.ts),
@@ -381,12 +381,12 @@ class ChatService:
 
     async def _render_update(self, key: tuple[str, str, str]) -> tuple[Update | None, object]:
         workspace, channel, ts = key
-        found = await self.store.message_view(workspace, channel, ts)
+        found = await self.store.message_record(workspace, channel, ts)
         if found is None or found.posted.workaround is None:
             return None, None
         posted = found.posted
         with i18n.use_locale(posted.locale):
-            entry = await self.core.view(posted.entry_id, found.feedback)
+            entry = await self.core.card(posted.entry_id, found.feedback)
             workaround = entry.workaround(posted.workaround) if entry else None
             if entry is None or workaround is None:
                 return None, None
@@ -401,13 +401,13 @@ class ChatService:
         tally = await self.store.message_tally(*key)
         return None if tally is None else (tally.up, tally.down)
 
-    def _shown_match(self, key: tuple[str, str, str], entry: EntryView) -> MatchView | None:
+    def _shown_match(self, key: tuple[str, str, str], entry: EntryCard) -> MatchCard | None:
         """The match a posted answer showed (its quoted line), while this process remembers it."""
         found, shown = self._shown.peek(key)
         if not found or shown is None:
             return None
         how, score, line = shown
-        return MatchView(entry, how, score, (0, 0), line)
+        return MatchCard(entry, how, score, (0, 0), line)
 
     async def _send_update(self, key: tuple[str, str, str], update: Update) -> tuple[bool, bool]:
         found, via = self._vias.peek(key[0])
@@ -505,7 +505,7 @@ class ChatService:
             entry = await self.core.show(entry_id, click.workspace)
             if entry is None:
                 return
-            match = (MatchView(entry, "regex" if score is None else "fuzzy", 1.0 if score is None else float(score),
+            match = (MatchCard(entry, "regex" if score is None else "fuzzy", 1.0 if score is None else float(score),
                                (0, 0), line) if line else None)
             message = blocks.answer_message(entry, match, private=True, other_language=False)
         await self._privately(click, message, via)
@@ -539,12 +539,12 @@ class ChatService:
     async def home(self, workspace: str, user: str, via: Via) -> None:
         async with self._reader(workspace, user, via) as locale:
             remembering = await self.unknowns.remembers(workspace)
-            unknown = tuple(UnknownLineView(u.shape, u.error_type, u.count, u.last_seen)
+            unknown = tuple(UnknownLineCard(u.shape, u.error_type, u.count, u.last_seen)
                             for u in (await self.unknowns.top(workspace) if remembering else []))
-            team = tuple(TeamLineView(r.entry_id, r.body.get("title", ""), r.author, r.status,
+            team = tuple(TeamLineCard(r.entry_id, r.body.get("title", ""), r.author, r.status,
                                       r.locale != locale and not (r.body.get("other") or {}).get(locale))
                          for r in await self.store.team_entries(workspace))
-            view = blocks.home_view(HomeView(await self.locales.setting(workspace, user), locale,
+            view = blocks.home_view(HomeCard(await self.locales.setting(workspace, user), locale,
                                              await self.core.usage(workspace=workspace), unknown, remembering, team))
         await self.outlet.send(Plan([Publish(user, view)]), via)
 

@@ -26,7 +26,7 @@ from bot.service import slots
 from bot.service.ports import Via
 from bot.service.writer import WriteBehind
 from bot.store import Store
-from bot.store.views import Decision
+from bot.store.records import Decision
 
 log = logging.getLogger(__name__)
 

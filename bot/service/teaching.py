@@ -25,7 +25,7 @@ from bot.service.plans import OpenView, Plan, UpdateView
 from bot.service.ports import Outlet, Via
 from bot.service.team import TeamKnowledge
 from bot.store import Store
-from bot.store.views import TeamEntry
+from bot.store.records import TeamEntry
 
 log = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ from bot.kb.propose import Issue, check, sample
 from bot.kb.quality import chat_messages, read_fixture
 from bot.kb.team_entry import is_team_id, team_entry
 from bot.store import Store
-from bot.store.views import TeamEntry, TeamVersion
+from bot.store.records import TeamEntry, TeamVersion
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from bot.store import Store
-from bot.store.views import VoteEvent, VoteOutcome
+from bot.store.records import VoteEvent, VoteOutcome
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 
 from bot.store import Store
-from bot.store.views import PostedRow, WriteBatch
+from bot.store.records import PostedRow, WriteBatch
 
 log = logging.getLogger(__name__)
 

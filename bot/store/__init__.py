@@ -6,9 +6,7 @@ and applies the Alembic migrations before returning. Pasted text is never stored
 
 from bot.kb.feedback import EntryFeedback
 from bot.store.migrate import upgrade, upgrade_async
-from bot.store.store import Store
-from bot.store.targets import UnknownTarget
-from bot.store.views import (
+from bot.store.records import (
     EntryHits,
     PostedMessage,
     Stats,
@@ -17,6 +15,8 @@ from bot.store.views import (
     VoteResult,
     WorkaroundVotes,
 )
+from bot.store.store import Store
+from bot.store.targets import UnknownTarget
 
 __all__ = [
     "EntryFeedback",

@@ -18,7 +18,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.store.models import DecisionRow
-from bot.store.views import Decision
+from bot.store.records import Decision
 
 # A finished note (a mention's "nothing found", a file or thread-root look-up) keeps its key only
 # against Slack's retries of that event (the last comes about five minutes after it); a finished

@@ -23,7 +23,7 @@ from bot.store.models import (
     Target,
     UserPrefsRow,
 )
-from bot.store.views import PostedMessage, PostedRow, UserPrefs
+from bot.store.records import PostedMessage, PostedRow, UserPrefs
 
 _P = PostedMessageRow.__table__
 _T = Target.__table__

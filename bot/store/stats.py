@@ -12,7 +12,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.store.models import DIAGNOSIS, WORKAROUND, Hit, Target, Vote
-from bot.store.views import EntryHits, Stats, WorkaroundVotes
+from bot.store.records import EntryHits, Stats, WorkaroundVotes
 
 _H = Hit.__table__
 _ADD_HITS = {

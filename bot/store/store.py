@@ -22,10 +22,9 @@ from bot.store import decisions, integrity, retention, slack_state, stats, sync,
 from bot.store.engine import WRITE_OPTION, Database, unavailable
 from bot.store.export import crowd_raw
 from bot.store.migrate import HEAD, upgrade_database
-from bot.store.targets import UnknownTarget
-from bot.store.views import (
+from bot.store.records import (
     Decision,
-    MessageView,
+    MessageRecord,
     PostedMessage,
     PostedRow,
     Stats,
@@ -39,6 +38,7 @@ from bot.store.views import (
     VoteResult,
     WriteBatch,
 )
+from bot.store.targets import UnknownTarget
 
 log = logging.getLogger(__name__)
 
@@ -323,16 +323,16 @@ class Store:
         if unknown:
             raise UnknownTarget(entry_id, workaround)
 
-    async def message_view(self, workspace: str, channel: str, ts: str) -> MessageView | None:
+    async def message_record(self, workspace: str, channel: str, ts: str) -> MessageRecord | None:
         """What an in-place update needs, in one read: the message, its thread and its entry's votes."""
-        async def work(conn: AsyncConnection) -> MessageView | None:
+        async def work(conn: AsyncConnection) -> MessageRecord | None:
             posted = await slack_state.message_target(conn, workspace, channel, ts)
             if posted is None:
                 return None
             thread = (await slack_state.thread_messages(conn, workspace, channel, posted.thread_ts)
                       if posted.thread_ts else [])
             live = await _feedback(conn, [posted.entry_id], workspace)
-            return MessageView(posted, thread, live[posted.entry_id])
+            return MessageRecord(posted, thread, live[posted.entry_id])
         return await self._db.read(work)
 
     async def message_tally(self, workspace: str, channel: str, ts: str) -> Tally | None:

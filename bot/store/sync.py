@@ -16,7 +16,7 @@ from bot.kb.seeds import SeedError, Seeds
 from bot.kb.team_entry import is_team_id
 from bot.store import identity, team_fixes
 from bot.store.models import DIAGNOSIS, WORKAROUND, EntryRow, Target
-from bot.store.views import SyncReport
+from bot.store.records import SyncReport
 
 
 def canonical_json(raw: dict[str, Any]) -> str:

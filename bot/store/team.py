@@ -8,7 +8,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.store.models import UnknownErrorRow, WorkspaceSettingsRow
-from bot.store.views import UnknownError
+from bot.store.records import UnknownError
 
 _U = UnknownErrorRow.__table__
 _SEEN = {

@@ -16,8 +16,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.kb.team_entry import clean_body, team_entry, team_entry_id
 from bot.store.models import EntryRow, Target, TeamEntryRow, TeamFixRow, UnknownErrorRow
+from bot.store.records import TeamEntry, TeamVersion
 from bot.store.sync import put_entry
-from bot.store.views import TeamEntry, TeamVersion
 
 STATUSES = ("live", "verified", "retired")
 ANSWERING = ("live", "verified")

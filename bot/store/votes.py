@@ -26,7 +26,7 @@ from bot.kb.feedback import (
     vote_of,
 )
 from bot.store.models import DIAGNOSIS, WORKAROUND, EntryRow, PostedMessageRow, Target, Vote
-from bot.store.views import PostedMessage, VoteEvent, VoteOutcome
+from bot.store.records import PostedMessage, VoteEvent, VoteOutcome
 
 Change = Callable[[Ledger], dict[str, Mark]]
 CHUNK = 500

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from bot import i18n
+from bot.cards import WorkaroundCard
 from bot.diagnose import ErrkbService
 from bot.render import blocks
-from bot.views import WorkaroundView
 from tests.conftest import NCCL_ID, PASTES
 
 OOM_ID = "pytorch/cuda-out-of-memory"
@@ -244,7 +244,7 @@ async def test_chinese_readers_see_chinese_conditions_and_a_mark_where_missing(k
         view = await ErrkbService(kb).show(OOM_ID)
         fixes = [t for m, _i in blocks.other_fix_messages(view) for t in texts(m)]
     assert any("（适用于：" in t for t in fixes)
-    missing = WorkaroundView(9, "换个办法", 0.5, 0, 0, condition="Jupyter notebooks", prior=0.5,
+    missing = WorkaroundCard(9, "换个办法", 0.5, 0, 0, condition="Jupyter notebooks", prior=0.5,
                              condition_untranslated=True)
     with i18n.use_locale("zh"):
         message = blocks.fix_message(view, missing, 2)

@@ -8,9 +8,9 @@ import pytest
 from wcwidth import wcswidth
 
 from bot import i18n
+from bot.cards import Diagnosis
 from bot.diagnose import ErrkbService
 from bot.render import text
-from bot.views import Diagnosis
 
 PASTE = "RuntimeError: [torch.distributed] AllReduce timed out in rank 4 (timeout: 600)"
 OOM = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 has a total capacity of "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from bot.service import Author, Fetched, Via
-from bot.store.views import Decision
+from bot.store.records import Decision
 from tests.service.conftest import NCCL_PASTE, paste
 
 NCCL_ID = "pytorch/nccl-timeout-during-allreduce"

@@ -14,7 +14,7 @@ from bot.service.outbox import MAX_AGE, Outbox
 from bot.service.ports import Via
 from bot.service.writer import WriteBehind
 from bot.store import Store
-from bot.store.views import Decision
+from bot.store.records import Decision
 
 
 def counted(result: str) -> float:

@@ -70,7 +70,7 @@ async def test_deleting_a_workspace_removes_its_rows_and_keeps_its_votes_as_coun
 
 
 async def test_finished_notes_go_after_an_hour_and_answers_with_their_posted_messages(seeded, clock):
-    from bot.store.views import Decision
+    from bot.store.records import Decision
 
     def decision(key: str, kind: str, age: float) -> Decision:
         return Decision(key, kind, "T1", "C1", "1.0", "1.1", "U1", NCCL if kind == "answer" else None, (),

@@ -151,7 +151,7 @@ class WriteBatch:
 
 
 @dataclass(frozen=True)
-class MessageView:
+class MessageRecord:
     """One of the bot's messages with its thread (oldest first) and its entry's votes."""
 
     posted: PostedMessage

@@ -12,7 +12,7 @@ import logging
 from bot.kb.shape import Shape, shape
 from bot.service.caches import Expiring
 from bot.store import Store
-from bot.store.views import UnknownError
+from bot.store.records import UnknownError
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
-class DeadEndView:
+class DeadEndCard:
     text: str  # the whole item: what people try and why it fails
     fail_rate: float
     untranslated: bool = False
@@ -18,7 +18,7 @@ class DeadEndView:
 
 
 @dataclass(frozen=True)
-class WorkaroundView:
+class WorkaroundCard:
     index: int  # position in the seed entry; votes hang off it
     text: str
     success_rate: float
@@ -37,7 +37,7 @@ class WorkaroundView:
 
 
 @dataclass(frozen=True)
-class RelatedView:
+class RelatedCard:
     """A related entry, named by its signature in the reader's locale."""
 
     id: str
@@ -45,13 +45,13 @@ class RelatedView:
 
 
 @dataclass(frozen=True)
-class EntryView:
+class EntryCard:
     id: str
     domain: str
     signature: str
     root_cause: str
-    dead_ends: list[DeadEndView]
-    workarounds: list[WorkaroundView]  # best first (by the lower bound of their live rate)
+    dead_ends: list[DeadEndCard]
+    workarounds: list[WorkaroundCard]  # best first (by the lower bound of their live rate)
     versions: list[str]
     official_doc_url: str | None
     verification_tier: str
@@ -62,18 +62,18 @@ class EntryView:
     last_confirmed: dt.date | None = None
     signature_untranslated: bool = False
     root_cause_untranslated: bool = False
-    related: dict[str, list[RelatedView]] = field(default_factory=dict)
+    related: dict[str, list[RelatedCard]] = field(default_factory=dict)
     voters: int = 0  # distinct people who voted on this entry here
     regex: str = ""  # what finds the error in a line (to quote the reader's decisive part)
     team_author: str | None = None  # the Slack user who wrote it, for a team-written entry
 
-    def workaround(self, index: int) -> WorkaroundView | None:
+    def workaround(self, index: int) -> WorkaroundCard | None:
         return next((w for w in self.workarounds if w.index == index), None)
 
 
 @dataclass(frozen=True)
-class MatchView:
-    entry: EntryView
+class MatchCard:
+    entry: EntryCard
     how: str  # "regex" | "fuzzy"
     score: float
     span: tuple[int, int]
@@ -83,15 +83,15 @@ class MatchView:
 @dataclass(frozen=True)
 class Diagnosis:
     locale: str
-    matches: list[MatchView]
+    matches: list[MatchCard]
 
     @property
-    def best(self) -> MatchView | None:
+    def best(self) -> MatchCard | None:
         return self.matches[0] if self.matches else None
 
 
 @dataclass(frozen=True)
-class SearchResultView:
+class SearchResultCard:
     id: str
     score: float
     signature: str
@@ -100,7 +100,7 @@ class SearchResultView:
 
 
 @dataclass(frozen=True)
-class TopEntryView:
+class TopEntryCard:
     """An entry among the most matched, with its signature in the reader's locale."""
 
     id: str
@@ -109,19 +109,19 @@ class TopEntryView:
 
 
 @dataclass(frozen=True)
-class TrustedWorkaroundView:
+class TrustedWorkaroundCard:
     entry_id: str
     signature: str
-    workaround: WorkaroundView
+    workaround: WorkaroundCard
 
 
 @dataclass(frozen=True)
-class UsageView:
+class UsageCard:
     """What ``/errkb stats`` and the App Home show: the workspace's errors and trusted fixes."""
 
     entries: int
-    top_entries: list[TopEntryView]
-    trusted: list[TrustedWorkaroundView]
+    top_entries: list[TopEntryCard]
+    trusted: list[TrustedWorkaroundCard]
     hits_by_locale: dict[str, int]
     votes_up: int
     votes_down: int
@@ -131,17 +131,17 @@ class UsageView:
 
 
 @dataclass(frozen=True)
-class HomeView:
+class HomeCard:
     setting: str  # "auto" | "en" | "zh": the user's choice
     locale: str  # the locale in effect
-    usage: UsageView
-    unknown: tuple[UnknownLineView, ...] = ()  # this workspace's most frequent errors errkb could not answer
+    usage: UsageCard
+    unknown: tuple[UnknownLineCard, ...] = ()  # this workspace's most frequent errors errkb could not answer
     remembering: bool = True  # whether this workspace keeps them (``/errkb unknown on|off``)
-    team: tuple[TeamLineView, ...] = ()  # this workspace's team-written entries still answering
+    team: tuple[TeamLineCard, ...] = ()  # this workspace's team-written entries still answering
 
 
 @dataclass(frozen=True)
-class TeamLineView:
+class TeamLineCard:
     """A team-written entry as App Home lists it."""
 
     entry_id: str
@@ -152,7 +152,7 @@ class TeamLineView:
 
 
 @dataclass(frozen=True)
-class UnknownLineView:
+class UnknownLineCard:
     """An error errkb could not answer, as it is kept: the masked decisive line and how often it came."""
 
     line: str
