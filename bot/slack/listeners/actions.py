@@ -20,21 +20,26 @@ Ack = Callable[..., Awaitable[Any]]
 Work = Callable[[Click, Via], Awaitable[None]]
 
 
+def on_button(app: AsyncApp, chat: ChatService, background: Inflight, action_id: str, work: Work) -> None:
+    """A button that acks at once and does ``work`` off the ack path, once per click (Slack replays a click)."""
+    async def on_click(ack: Ack, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext,
+                       respond: AsyncRespond) -> None:
+        await ack()
+        clicked, via = parse.click(body, action, context), parse.via_of(context, respond)
+
+        async def run() -> None:
+            if await chat.once(clicked.replay_key):
+                await work(clicked, via)
+
+        background.spawn(run())
+
+    on_click.__name__ = f"on_{action_id}"
+    app.action(action_id)(on_click)
+
+
 def register(app: AsyncApp, chat: ChatService, background: Inflight) -> None:
     def button(action_id: str, work: Work) -> None:
-        async def on_click(ack: Ack, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext,
-                           respond: AsyncRespond) -> None:
-            await ack()
-            clicked, via = parse.click(body, action, context), parse.via_of(context, respond)
-
-            async def run() -> None:
-                if await chat.once(clicked.replay_key):
-                    await work(clicked, via)
-
-            background.spawn(run())
-
-        on_click.__name__ = f"on_{action_id}"
-        app.action(action_id)(on_click)
+        on_button(app, chat, background, action_id, work)
 
     button(blocks.ACTION_VOTE_UP, lambda c, via: chat.vote_button(c, 1, via))
     button(blocks.ACTION_VOTE_DOWN, lambda c, via: chat.vote_button(c, -1, via))

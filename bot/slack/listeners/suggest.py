@@ -11,13 +11,13 @@ from typing import Any
 
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.context.async_context import AsyncBoltContext
-from slack_bolt.context.respond.async_respond import AsyncRespond
 
 from bot.render import blocks
 from bot.render.suggest import CALLBACK, CODE_BLOCK, FIX_BLOCK, INPUT, OTHER_BLOCK, TRANSLATE_CALLBACK
-from bot.service import ChatService, Click, Via
+from bot.service import ChatService
 from bot.service.suggest import Form
 from bot.slack.listeners import parse
+from bot.slack.listeners.actions import Work, on_button
 from bot.slack.tasks import Inflight
 
 Ack = Callable[..., Awaitable[Any]]
@@ -31,20 +31,8 @@ def typed(view: Any, block: str) -> str | None:
 
 
 def register(app: AsyncApp, chat: ChatService, background: Inflight) -> None:
-    def button(action_id: str, work: Callable[[Click, Via], Awaitable[None]]) -> None:
-        async def on_click(ack: Ack, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext,
-                           respond: AsyncRespond) -> None:
-            await ack()
-            clicked, via = parse.click(body, action, context), parse.via_of(context, respond)
-
-            async def run() -> None:
-                if await chat.once(clicked.replay_key):
-                    await work(clicked, via)
-
-            background.spawn(run())
-
-        on_click.__name__ = f"on_{action_id}"
-        app.action(action_id)(on_click)
+    def button(action_id: str, work: Work) -> None:
+        on_button(app, chat, background, action_id, work)
 
     button(blocks.ACTION_SUGGEST_FIX, lambda c, via: chat.suggestions.open(c, c.value, via))
     button(blocks.ACTION_TRANSLATE_FIX, chat.suggestions.open_translation)
