@@ -137,9 +137,11 @@ class ChatService:
         """A new or edited message in a channel: record the decision to answer it, if there is one."""
         if m.author.own:
             return
-        matches = await self._find(m.workspace, m.text)
+        errorish = has_error_line(m.text)  # once per message: the team lookup and the unknown count both ask
+        matches = await self._find(m.workspace, m.text, errorish)
         if not matches and not m.files:
-            await self._unknown(m)
+            if errorish:
+                await self._unknown(m)
             return  # chat: it cost the match (and, for an error line, a counter) and nothing else
         mode, bots = await self.channel(m.workspace, m.channel)
         if mode != "auto" or (m.author.bot and not bots):
@@ -153,8 +155,8 @@ class ChatService:
             metrics.outcome("answered" if recorded else "duplicate")
 
     async def _unknown(self, m: Incoming) -> None:
-        """Count the error nothing matched in ``m``, if it holds one, where errkb listens."""
-        if not m.author.bot and has_error_line(m.text):
+        """Count the error nothing matched in ``m`` (which has an error line), where errkb listens."""
+        if not m.author.bot:
             mode, _bots = await self.channel(m.workspace, m.channel)
             if mode != "off":
                 await self.unknowns.seen(m.workspace, m.channel, m.text, m.ts)
@@ -173,7 +175,7 @@ class ChatService:
         self._found.put(text, matches)
         return False
 
-    async def _find(self, workspace: str, text: str) -> list[Match]:
+    async def _find(self, workspace: str, text: str, errorish: bool | None = None) -> list[Match]:
         """The best match for a message (the workspace's own team entries first: they were taught on an
         error line, so chat without one costs no store read), timed and counted by how it was found."""
         if not text.strip():
@@ -182,7 +184,9 @@ class ChatService:
         if known and memo is not None:
             self._found.forget(text)  # once: a retry of the same event is matched (and counted) again
             return memo
-        team = await self.team.find(workspace, text) if has_error_line(text) else []
+        if errorish is None:
+            errorish = has_error_line(text)
+        team = await self.team.find(workspace, text) if errorish else []
         return self._core_find(text, team)
 
     def _core_find(self, text: str, team: list[Match] | None = None) -> list[Match]:
