@@ -57,6 +57,9 @@ FOUND_TTL = 5.0  # seconds a match found by ``chatter`` waits for ``message``
 
 
 SHOWN_TTL = 86_400.0  # seconds the quoted line of a posted answer is kept in process, to redraw it after votes
+# …for the latest this many answers (about 0.6 KiB each): a bounded few MiB that a busy bot fills in
+# minutes and then holds flat; a vote on an older answer redraws it without its quoted line.
+SHOWN_ANSWERS = 10_000
 
 
 def placement(thread: Sequence[PostedMessage], ts: str, entry_id: str) -> int:
@@ -108,7 +111,7 @@ class ChatService:
         self.suggestions = Suggestions(core, store, outlet, self.locales, lambda w, e: self._live.forget((w, e)),
                                        self.teaching.is_reviewer, self._refresh)
         # (workspace, channel, ts) of a posted answer → how it matched and the reader's quoted line
-        self._shown: Expiring[tuple[str, str, str], tuple[str, float, str]] = Expiring(SHOWN_TTL, size=20_000)
+        self._shown: Expiring[tuple[str, str, str], tuple[str, float, str]] = Expiring(SHOWN_TTL, size=SHOWN_ANSWERS)
         # text → its match, from ``chatter`` to ``message`` of the same request (matched once)
         self._found: Expiring[str, list[Match]] = Expiring(FOUND_TTL, size=64)
 

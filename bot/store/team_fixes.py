@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import and_, select, update
+from sqlalchemy import and_, bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.kb.feedback import (
@@ -37,6 +37,8 @@ _LISTED = (
     .where(_F.c.status.in_(SHOWN))
     .order_by(_F.c.id)
 )
+_MINE = _LISTED.where(_F.c.workspace == bindparam("workspace"))
+_MINE_FOR = _MINE.where(_F.c.entry_id.in_(bindparam("ids", expanding=True)))  # built once: an answer reads it
 
 
 def key_of(fix_id: int) -> str:
@@ -64,11 +66,10 @@ async def add(conn: AsyncConnection, workspace: str, entry_id: str, author: str,
 async def suggested(conn: AsyncConnection, workspace: str,
                     entry_ids: Sequence[str] | None = None) -> dict[str, tuple[Suggested, ...]]:
     """The live suggestions of ``workspace`` by entry (of ``entry_ids``, or all), oldest first."""
-    query = _LISTED.where(_F.c.workspace == workspace)
-    if entry_ids is not None:
-        query = query.where(_F.c.entry_id.in_(list(entry_ids)))
+    query, params = (_MINE, {"workspace": workspace}) if entry_ids is None else \
+        (_MINE_FOR, {"workspace": workspace, "ids": list(entry_ids)})
     found: dict[str, list[Suggested]] = {}
-    for row in await conn.execute(query):
+    for row in await conn.execute(query, params):
         found.setdefault(row.entry_id, []).append(
             Suggested(suggested_index(row.id), row.author, row.locale, row.text, row.text_other,
                       row.status == VERIFIED))

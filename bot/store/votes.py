@@ -189,28 +189,30 @@ async def feedback(conn: AsyncConnection, entry_ids: Sequence[str]) -> dict[str,
     return {entry_id: EntryFeedback(**values) for entry_id, values in parts.items()}
 
 
+# Built once: a statement built per call costs more Python than the query itself (an answer reads one).
+_IDS = bindparam("ids", expanding=True)
+_ENTRY_TALLIES = (select(Target.entry_id, Target.kind, Target.position, Target.up, Target.down)
+            .where(Target.entry_id.in_(_IDS), or_(Target.kind == DIAGNOSIS, Target.position.is_not(None))))
+# A voter is evidence for an entry when they vote on one of its workarounds either way, or
+# confirm its diagnosis; saying "wrong entry" is not evidence for it.
+_VOTERS = (select(Vote.entry_id, Vote.workspace, Vote.user_id)
+           .join(Target, Target.id == Vote.target_id)
+           .where(Vote.entry_id.in_(_IDS), or_(Vote.vote == 1, and_(Vote.vote == -1, Target.kind == WORKAROUND)))
+           .distinct()
+           .subquery())
+_VOTER_COUNTS = select(_VOTERS.c.entry_id, func.count()).group_by(_VOTERS.c.entry_id)
+_LATEST_UP = (select(Vote.entry_id, func.max(Vote.up_at)).where(Vote.entry_id.in_(_IDS), Vote.vote == 1)
+              .group_by(Vote.entry_id))
+
+
 async def _feedback_chunk(conn: AsyncConnection, ids: list[str], parts: dict[str, dict[str, Any]]) -> None:
-    rows = await conn.execute(
-        select(Target.entry_id, Target.kind, Target.position, Target.up, Target.down)
-        .where(Target.entry_id.in_(ids), or_(Target.kind == DIAGNOSIS, Target.position.is_not(None)))
-    )
-    for row in rows:
+    for row in await conn.execute(_ENTRY_TALLIES, {"ids": ids}):
         if row.kind == DIAGNOSIS:
             parts[row.entry_id]["diagnosis"] = Tally(row.up, row.down)
         else:
             parts[row.entry_id]["workarounds"][row.position] = Tally(row.up, row.down)
-    # A voter is evidence for an entry when they vote on one of its workarounds either way, or
-    # confirm its diagnosis; saying "wrong entry" is not evidence for it.
-    voters = (
-        select(Vote.entry_id, Vote.workspace, Vote.user_id)
-        .join(Target, Target.id == Vote.target_id)
-        .where(Vote.entry_id.in_(ids), or_(Vote.vote == 1, and_(Vote.vote == -1, Target.kind == WORKAROUND)))
-        .distinct()
-        .subquery()
-    )
-    for entry_id, count in await conn.execute(select(voters.c.entry_id, func.count()).group_by(voters.c.entry_id)):
+    for entry_id, count in await conn.execute(_VOTER_COUNTS, {"ids": ids}):
         parts[entry_id]["distinct_voters"] = count
-    latest = select(Vote.entry_id, func.max(Vote.up_at)).where(Vote.entry_id.in_(ids), Vote.vote == 1)
-    for entry_id, at in await conn.execute(latest.group_by(Vote.entry_id)):
+    for entry_id, at in await conn.execute(_LATEST_UP, {"ids": ids}):
         if at is not None:
             parts[entry_id]["last_confirmed"] = dt.datetime.fromtimestamp(at, dt.UTC).date()

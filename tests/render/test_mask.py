@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from bot.render.mask import HIDDEN, mask, mask_tree
+from bot.render.mask import HIDDEN, apply_rules, mask, mask_tree
 
 SECRETS = [
     ("postgresql://app:Hunter2Secret@db.internal:5432/app", "Hunter2Secret", "postgresql://app:•••••@db.internal"),
@@ -71,3 +73,15 @@ def test_what_a_user_typed_is_masked_when_errkb_echoes_it():
         echoed = [blocks.help_message(lead), blocks.notice(lead),
                   blocks.search_message("password=hunter22 timeout", [])]
     assert not any("abcdefghijkl" in str(m) or "hunter22" in str(m) for m in echoed)
+
+
+_FRAGMENTS = [s for s, _secret, _shown in SECRETS] + [
+    "password: YES", "/etc/passwd", "token:", "Bearer", " ", "\n", "x", "PGPASSWORD=", "api-key ", "--token ",
+    "AKIA", "ghp_", "eyJ", "://u:", "@host", "sk-", "Authorization: ", "BEGIN", "-----", "秘密", "TOKEN=abcdefgh"]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(st.sampled_from(_FRAGMENTS), max_size=6), st.sampled_from([str.lower, str.upper, str]))
+def test_the_quick_check_never_skips_a_text_a_rule_would_change(parts: list[str], case) -> None:
+    text = case("".join(parts))
+    assert mask(text) == apply_rules(text)
