@@ -1,13 +1,15 @@
 """The loaded KB: entries, with the matcher and the search index each built on first use.
 
 ``errkb diagnose`` never searches and ``errkb show`` never matches, so neither pays for the other.
-The matcher (its literal prefilter) and the fallback's index are kept in the KB snapshot beside the
-validated seeds (:mod:`bot.kb.seeds`), keyed by the same hash: unchanged seeds load them instead
-of analysing every regex again, and an edited seed re-analyses only the regexes that changed.
+The matcher (its literal prefilter), the fallback's index and the search index are kept in the KB
+snapshot beside the validated seeds (:mod:`bot.kb.seeds`), keyed by the same hash: unchanged seeds
+load them instead of analysing every regex and tokenising every entry again, and an edited seed
+re-analyses only the regexes that changed (the search index is built again whole).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
@@ -16,7 +18,7 @@ from typing import TYPE_CHECKING
 from bot.kb.entry import Entry
 from bot.kb.fallback import Fallback
 from bot.kb.matcher import Matcher
-from bot.kb.seeds import Seeds, code_digest, load_seeds, read_cached, write_cached
+from bot.kb.seeds import Seeds, code_digest, has_cached, load_seeds, read_cached, write_cached
 
 if TYPE_CHECKING:
     from bot.kb.search import SearchIndex
@@ -25,6 +27,8 @@ if TYPE_CHECKING:
 class KnowledgeBase:
     def __init__(self, entries: dict[str, Entry]) -> None:
         self.entries = entries
+        self._index: SearchIndex | None = None
+        self._index_lock = threading.Lock()
 
     @cached_property
     def matcher(self) -> Matcher:
@@ -51,11 +55,38 @@ class KnowledgeBase:
         matcher.attach(self.entries, fallback)
         return matcher
 
-    @cached_property
+    @property
     def index(self) -> SearchIndex:
+        """The search index: from the snapshot, or built (and kept there) when the seeds changed.
+
+        Safe from several threads: one loads or builds it, the others wait for it."""
+        with self._index_lock:
+            if self._index is None:
+                self._index = self._load_index()
+            return self._index
+
+    def _load_index(self) -> SearchIndex:
         from bot.kb.search import SearchIndex  # rapidfuzz: imported only by the commands that search
 
-        return SearchIndex(self.entries)
+        digest = self.entries.digest if isinstance(self.entries, Seeds) else None
+        if digest is None:
+            return SearchIndex(self.entries)
+        index = read_cached("search", digest)
+        if not isinstance(index, SearchIndex) or len(index) != len(self.entries):
+            index = SearchIndex(self.entries)
+            write_cached("search", digest, index)
+        return index
+
+    def prepare_index(self) -> threading.Thread | None:
+        """Start building the search index in the background if a search would have to build it (the
+        seeds changed since the snapshot was made); the thread, or None when a search can load it (well
+        under a second at 50,000 entries) or it is there already. A search meanwhile waits for it."""
+        digest = self.entries.digest if isinstance(self.entries, Seeds) else None
+        if self._index is not None or (digest is not None and has_cached("search", digest)):
+            return None
+        thread = threading.Thread(target=lambda: self.index, name="errkb-search-index", daemon=True)
+        thread.start()
+        return thread
 
     @classmethod
     def from_entries(cls, entries: dict[str, Entry]) -> KnowledgeBase:

@@ -12,11 +12,16 @@ reader ever confirmed them.
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
-from collections import Counter, defaultdict
+from array import array
+from bisect import bisect_left
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import accumulate
+from operator import sub
 
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
@@ -36,6 +41,7 @@ FIELD_WEIGHTS = {
 # BM25F: a term's weighted frequencies over all fields are summed first and saturated once, so an
 # entry that repeats a word in every field is not several times more "about" it than one that names
 # it in its id and tags; ties between equally relevant entries are then broken by the prior.
+FIELDS = tuple(FIELD_WEIGHTS)
 _K1 = 2.0
 _B = 0.5
 # Abbreviations people type for an error, and the words the error itself prints.
@@ -55,6 +61,16 @@ _PHRASE_BONUS = 0.3  # the signature prints the phrase an abbreviation stands fo
 _PRIOR = 0.15  # weight of log(1 + popularity) in the final score
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.+#-]*[a-z0-9+#]|[a-z0-9]")
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_WIDTHS = ((1, "B"), (2, "H"), (4, "I"))  # (bytes, array code) a posting list's numbers are stored at
+
+
+def _width(largest: int) -> int:
+    """The index into ``_WIDTHS`` of the narrowest item that holds ``largest``."""
+    return 0 if largest < 1 << 8 else 1 if largest < 1 << 16 else 2
+
+
+def _pad(blob: bytearray, size: int) -> None:
+    blob.extend(bytes(-len(blob) % size))
 
 
 def tokenize(text: str, query: bool = False) -> list[str]:
@@ -110,31 +126,116 @@ class SearchHit:
 
 
 class SearchIndex:
-    """An in-memory inverted index over every entry's fields."""
+    """An inverted index over every entry's fields, kept in a few flat buffers.
+
+    Each term has one posting list: the entries (by number) that hold it, as the first number and
+    the gaps to the next, and per entry its *shape* (which fields hold the term, how often: a
+    number into a small shared table), each stored at the narrowest width that fits. An entry's
+    BM25F weight for a term is worked out from the shape and the entry's field-length norms when a
+    query asks for the term, summing its fields in the order the index first met them for that
+    term (as the dict-of-dicts index this replaces did), so scores and reasons are the same to the
+    last bit. It pickles as a handful of buffers and a vocabulary: the KB snapshot keeps it
+    (:mod:`bot.kb.knowledge`).
+    """
 
     def __init__(self, entries: Mapping[str, Entry]) -> None:
-        self._postings: dict[str, dict[str, Counter[str]]] = defaultdict(lambda: defaultdict(Counter))
-        self._lengths: dict[str, dict[str, int]] = defaultdict(dict)
-        self._titles = {e.id: e.signature.lower() for e in entries.values()}
-        self._entries = entries
-        for entry in entries.values():
-            for name, text in _entry_fields(entry).items():
-                tokens = tokenize(text)
-                self._lengths[name][entry.id] = len(tokens)
-                for token in tokens:
-                    self._postings[token][name][entry.id] += 1
+        self._ids = list(entries)
+        self._terms: dict[str, int] = {}
+        shapes: dict[tuple[tuple[int, int], ...], int] = {}
+        docs: list[array[int]] = []
+        doc_shapes: list[array[int]] = []
+        orders: list[list[int]] = []
+        lengths: list[list[int]] = [[] for _ in FIELDS]
+        self._confirmed: set[int] = set()
+        self._titled: dict[str, set[int]] = {phrase: set() for phrase in ABBREVIATIONS.values()}
+        for doc, entry in enumerate(entries.values()):
+            found: dict[int, list[tuple[int, int]]] = {}
+            fields = _entry_fields(entry)
+            for f, name in enumerate(FIELDS):
+                tokens = tokenize(fields[name])
+                lengths[f].append(len(tokens))
+                for token, tf in Counter(tokens).items():
+                    term = self._terms.setdefault(token, len(self._terms))
+                    if term == len(docs):
+                        docs.append(array("I"))
+                        doc_shapes.append(array("I"))
+                        orders.append([])
+                    if f not in orders[term]:
+                        orders[term].append(f)
+                    found.setdefault(term, []).append((f, tf))
+            for term, shape in found.items():
+                docs[term].append(doc)
+                doc_shapes[term].append(shapes.setdefault(tuple(shape), len(shapes)))
+            if prior(entry):
+                self._confirmed.add(doc)
+            title = entry.signature.lower()
+            for phrase, holders in self._titled.items():
+                if phrase in title:
+                    holders.add(doc)
         self._count = max(len(entries), 1)
-        self._avg = {name: (sum(v.values()) / len(v) if v else 1.0) or 1.0 for name, v in self._lengths.items()}
-        self._vocabulary = [t for t in self._postings if t.isascii() and len(t) >= 3]
+        averages = [(sum(column) / len(column) if column else 1.0) or 1.0 for column in lengths]
+        self._norms = [array("d", [1 - _B + _B * n / avg for n in column])
+                       for column, avg in zip(lengths, averages, strict=True)]
+        # the commonest shapes get the smallest numbers, so that most lists store them in a byte
+        by_use = Counter(s for column in doc_shapes for s in column)
+        number = {old: new for new, (old, _n) in enumerate(by_use.most_common())}
+        self._shapes = [dict(shape) for shape in sorted(shapes, key=lambda shape: number[shapes[shape]])]
+        self._orders = list(dict.fromkeys(tuple(order) for order in orders))
+        order_of = {order: i for i, order in enumerate(self._orders)}
+        self._heads = array("Q")  # per term: where its list starts in _blob, its length, first doc…
+        self._lengths = array("I")
+        self._firsts = array("I")
+        self._layout = array("I")  # …and (order number << 4) | (shape width << 2) | gap width
+        blob = bytearray()
+        for term, found_in in enumerate(docs):
+            gaps = array("I", map(sub, found_in[1:], found_in[:-1]))
+            numbers = array("I", (number[s] for s in doc_shapes[term]))
+            gap_width, shape_width = _width(max(gaps, default=0)), _width(max(numbers))
+            _pad(blob, _WIDTHS[gap_width][0])
+            self._heads.append(len(blob))
+            blob += array(_WIDTHS[gap_width][1], gaps).tobytes()
+            _pad(blob, _WIDTHS[shape_width][0])
+            blob += array(_WIDTHS[shape_width][1], numbers).tobytes()
+            self._lengths.append(len(found_in))
+            self._firsts.append(found_in[0])
+            self._layout.append(order_of[tuple(orders[term])] << 4 | shape_width << 2 | gap_width)
+            docs[term] = doc_shapes[term] = array("I")  # freed as it goes
+        self._blob = bytes(blob)
+        self._vocabulary: list[str] | None = None
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def __getstate__(self) -> dict[str, object]:
+        return {**self.__dict__, "_vocabulary": None}
+
+    def _postings(self, term: int) -> tuple[list[int], memoryview, tuple[int, ...]]:
+        """The docs holding ``term`` (ascending), their shape numbers, and the term's field order."""
+        count, layout = self._lengths[term], self._layout[term]
+        gap_size, gap_code = _WIDTHS[layout & 3]
+        shape_size, shape_code = _WIDTHS[layout >> 2 & 3]
+        start = self._heads[term]
+        end = start + (count - 1) * gap_size
+        view = memoryview(self._blob)
+        docs = list(accumulate(view[start:end].cast(gap_code), initial=self._firsts[term]))
+        start = end + -end % shape_size
+        return docs, view[start : start + count * shape_size].cast(shape_code), self._orders[layout >> 4]
+
+    @property
+    def vocabulary(self) -> list[str]:
+        """The words a typo can be corrected to, in the order the index met them."""
+        if self._vocabulary is None:
+            self._vocabulary = [t for t in self._terms if t.isascii() and len(t) >= 3]
+        return self._vocabulary
 
     def _expand(self, term: str) -> list[tuple[str, float]]:
         """The term itself when known, else close spellings from the vocabulary (discounted)."""
-        if term in self._postings:
+        if term in self._terms:
             return [(term, 1.0)]
         if not term.isascii() or len(term) < 4:
             return []
         cutoff = 1 if len(term) < 7 else 2
-        near = process.extract(term, self._vocabulary, scorer=Levenshtein.distance, limit=20, score_cutoff=cutoff)
+        near = process.extract(term, self.vocabulary, scorer=Levenshtein.distance, limit=20, score_cutoff=cutoff)
         if not near:
             return []
         best = min((dist, -_common_prefix(term, word)) for word, dist, _i in near)
@@ -145,28 +246,51 @@ class SearchIndex:
         words = list(dict.fromkeys(tokenize(query, query=True)))
         phrases = [ABBREVIATIONS[w] for w in words if w in ABBREVIATIONS]
         terms = list(dict.fromkeys(words + [t for p in phrases for t in tokenize(p)]))
-        scores: Counter[str] = Counter()
-        reasons: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+        scores: dict[int, float] = {}
+        found: list[tuple[str, list[int], memoryview, tuple[int, ...]]] = []
         for term in terms:
             for token, discount in self._expand(term):
-                by_field = self._postings[token]
-                docs = {doc for counts in by_field.values() for doc in counts}
+                docs, numbers, order = self._postings(self._terms[token])
+                found.append((token, docs, numbers, order))
                 idf = math.log(1 + (self._count - len(docs) + 0.5) / (len(docs) + 0.5))
-                combined: Counter[str] = Counter()
-                for name, counts in by_field.items():
-                    for doc, tf in counts.items():
-                        norm = 1 - _B + _B * self._lengths[name][doc] / self._avg[name]
-                        combined[doc] += FIELD_WEIGHTS[name] * tf / norm
-                        if token not in reasons[doc][name]:
-                            reasons[doc][name].append(token)
-                for doc, tf in combined.items():
-                    scores[doc] += discount * idf * tf * (_K1 + 1) / (tf + _K1)
-        for doc in scores:
-            bonus = sum(_PHRASE_BONUS for phrase in phrases if phrase in self._titles[doc])
-            popularity = prior(self._entries[doc], (hits or {}).get(doc, 0))
+                scale = discount * idf
+                weights: dict[int, list[tuple[float, array[float]]]] = {}  # shape → (weight × tf, norms) in order
+                for doc, shape in zip(docs, numbers, strict=True):
+                    parts = weights.get(shape)
+                    if parts is None:
+                        counts = self._shapes[shape]
+                        parts = weights[shape] = [(FIELD_WEIGHTS[FIELDS[f]] * counts[f], self._norms[f])
+                                                  for f in order if f in counts]
+                    tf = 0.0
+                    for weighted, norms in parts:
+                        tf += weighted / norms[doc]
+                    scores[doc] = scores.get(doc, 0.0) + scale * tf * (_K1 + 1) / (tf + _K1)
+        hits = hits or {}
+        lifted = self._confirmed.union(*(self._titled[p] for p in phrases))
+        if hits:
+            lifted.update(doc for doc, entry_id in enumerate(self._ids) if entry_id in hits)
+        for doc in lifted & scores.keys():  # for every other doc the factor is exactly 1
+            bonus = sum(_PHRASE_BONUS for phrase in phrases if doc in self._titled[phrase])
+            popularity = hits.get(self._ids[doc], 0) + (1.0 if doc in self._confirmed else 0.0)
             scores[doc] *= (1 + bonus) * (1 + _PRIOR * math.log1p(popularity))
-        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
-        return [SearchHit(doc, round(score, 4), {k: v for k, v in reasons[doc].items()}) for doc, score in ranked]
+        ranked = heapq.nsmallest(limit, scores.items(), key=lambda kv: (-kv[1], self._ids[kv[0]]))
+        return [SearchHit(self._ids[doc], round(score, 4), self._reasons(doc, found)) for doc, score in ranked]
+
+    def _reasons(self, doc: int, found: list[tuple[str, list[int], memoryview, tuple[int, ...]]]
+                 ) -> dict[str, list[str]]:
+        """Field → the query's tokens found there, in the order the search met them."""
+        reasons: dict[str, list[str]] = {}
+        for token, docs, numbers, order in found:
+            i = bisect_left(docs, doc)
+            if i == len(docs) or docs[i] != doc:
+                continue
+            counts = self._shapes[numbers[i]]
+            for f in order:
+                if f in counts:
+                    tokens = reasons.setdefault(FIELDS[f], [])
+                    if token not in tokens:
+                        tokens.append(token)
+        return reasons
 
 
 def _common_prefix(a: str, b: str) -> int:

@@ -212,7 +212,7 @@ def read_cached(kind: str, digest: str) -> Any:
     cache = _cache_dir()
     if cache is None:
         return None
-    path = cache / f"{kind}-{digest[:32]}.pickle"
+    path = _snapshot(cache, kind, digest)
     try:
         with path.open("rb") as f:
             st = os.fstat(f.fileno())
@@ -226,12 +226,22 @@ def read_cached(kind: str, digest: str) -> Any:
     return None
 
 
+def has_cached(kind: str, digest: str) -> bool:
+    """Whether there is a ``kind`` snapshot of ``digest`` (without reading it: it may still prove unusable)."""
+    cache = _cache_dir()
+    return cache is not None and _snapshot(cache, kind, digest).is_file()
+
+
+def _snapshot(cache: Path, kind: str, digest: str) -> Path:
+    return cache / f"{kind}-{digest[:32]}.pickle"
+
+
 def write_cached(kind: str, digest: str, value: Any) -> None:
     """Keep ``value`` (our own data) as the ``kind`` snapshot of ``digest``, replacing older ones."""
     cache = _cache_dir()
     if cache is None:
         return
-    path = cache / f"{kind}-{digest[:32]}.pickle"
+    path = _snapshot(cache, kind, digest)
     try:
         data = pickle.dumps((digest, value), protocol=pickle.HIGHEST_PROTOCOL)
     except (pickle.PicklingError, TypeError, AttributeError):

@@ -210,11 +210,12 @@ async def start(settings: Settings, host: str = "0.0.0.0", port: int | None = No
         raise SystemExit("errkb serve: set SLACK_SIGNING_SECRET (HTTP mode), or SLACK_APP_TOKEN for Socket Mode")
     i18n.load_catalogs()
     kb = kb or KnowledgeBase.load(settings.seeds_dir)
-    kb.matcher.fallback, kb.index  # noqa: B018 - built (or loaded from the snapshot) now, not while the first events wait
+    kb.matcher.fallback  # noqa: B018 - built (or loaded from the snapshot) now, not while the first events wait
+    kb.prepare_index()  # built in the background if the seeds changed; else the first search loads it
     store = await Store.open(settings.database_url)
     session = aiohttp.ClientSession()
     try:
-        if seed:
+        if seed:  # next to nothing when the store holds these very seeds already (bot/store/sync.py)
             report = await store.sync_entries(kb.entries)
             log.info("%d entries: %d added, %d updated", len(kb.entries), len(report.added), len(report.updated))
         wiring = build_app(settings, ErrkbService(kb, store), store, update_delay, session, pace)
