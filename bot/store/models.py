@@ -188,6 +188,15 @@ class UnknownErrorRow(Base):
     last_seen: Mapped[float] = mapped_column(Float)
 
 
+class MetaRow(Base):
+    """Facts about the store as a whole, by name (``seeds``: what the last seed sync left, ``bot.store.sync``)."""
+
+    __tablename__ = "meta"
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)
+
+
 class WorkspaceSettingsRow(Base):
     """Per-workspace switches; a workspace without a row has the defaults."""
 
