@@ -4,8 +4,11 @@ A paste is scanned once, case-folded, by one Aho-Corasick automaton holding ever
 literals (:mod:`bot.kb.literals`); only the entries whose literal occurred run their RE2 regex, so
 the work per paste tracks what it contains, not how large the KB is, and memory stays bounded at
 50,000 entries (each regex is compiled when it is first needed, within its own RE2 budget, and
-kept in a bounded cache). Regexes without a usable literal are tried on every paste. Hits are
-ordered by :mod:`bot.kb.ranking`. When no regex hits, :mod:`bot.kb.fallback` may still name an
+kept in a bounded cache). Regexes without a usable literal are tried on every paste. A counted
+repetition of one character class that no run in the paste can outgrow (``[^\\n]{1,300}`` on a
+paste whose lines are shorter) is searched in its unbounded form, which matches the same and costs
+a fraction to compile and search (:func:`_bounds`). Hits are ordered by :mod:`bot.kb.ranking`.
+When no regex hits, :mod:`bot.kb.fallback` may still name an
 entry from the paste's error lines, with a calibrated confidence.
 """
 
@@ -40,6 +43,11 @@ MATCH_MAX_MEM = 8 << 20
 MAX_KEY = 24  # characters of a required literal the prefilter keeps
 MAX_OPTIONS = 3  # literal sets of one entry that must all occur before its regex runs
 MAX_UNFILTERED = 2000  # regexes without a required literal that may be tried on every paste
+# A counted repetition C{m,n} with n at least this compiles to n copies of C (thousands of instructions
+# in UTF-8, and as many DFA states built per search): such bounds are lifted where the paste allows.
+MIN_LIFTED = 32
+_COUNTED = re.compile(r"\{(\d+),(\d+)\}")
+_DOT_NL = re.compile(r"\(\?[imsU-]*s[imsU-]*[:)]")  # a flag group that may let '.' match a newline
 _FRAME_LINE = re.compile(r'^\s+(?:File "[^"]*", line \d+|at [\w$.<>/]+\(|\d+: 0x[0-9a-f]+)')
 _PY_FRAME = re.compile(r'^\s+File "[^"]*", line \d+')
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
@@ -66,30 +74,42 @@ class Match:
     severity: str = "error"  # "warning" for a warning entry or an error logged at warning level; "info"
 
 
+@dataclass(frozen=True)
+class Bound:
+    """A counted repetition ``C{low,high}`` of one character class ``C`` in a pattern: ``span`` is
+    where its ``{low,high}`` is. ``in_line``: ``C`` cannot match a newline, so no run of it is longer
+    than the paste's longest line (else than the paste)."""
+
+    span: tuple[int, int]
+    low: int
+    high: int
+    in_line: bool
+
+
 class RegexCache:
     """Compiled regexes, the least recently used dropped once their estimated memory passes ``budget``.
 
     An RE2 object's memory is its programs plus the DFA states a search builds, so its cost is
     estimated from its program size; ``info()`` shows the size and the evictions (flat on a
-    long run when the hot set fits)."""
+    long run when the hot set fits). A key is an entry's index and which of its bounds are lifted."""
 
-    def __init__(self, compile_one: Callable[[int], re2._Regexp | None], budget: int) -> None:
+    def __init__(self, compile_one: Callable[[tuple[int, int]], re2._Regexp | None], budget: int) -> None:
         self._compile = compile_one
-        self._items: OrderedDict[int, tuple[re2._Regexp | None, int]] = OrderedDict()
+        self._items: OrderedDict[tuple[int, int], tuple[re2._Regexp | None, int]] = OrderedDict()
         self.budget = budget
         self.bytes = 0
         self.compiled = 0
         self.evictions = 0
 
-    def __call__(self, index: int) -> re2._Regexp | None:
-        item = self._items.get(index)
+    def __call__(self, key: tuple[int, int]) -> re2._Regexp | None:
+        item = self._items.get(key)
         if item is not None:
-            self._items.move_to_end(index)
+            self._items.move_to_end(key)
             return item[0]
-        regex = self._compile(index)
+        regex = self._compile(key)
         self.compiled += 1
         cost = REGEX_BASE_BYTES + (REGEX_BYTES_PER_INST * regex.programsize if regex is not None else 0)
-        self._items[index] = (regex, cost)
+        self._items[key] = (regex, cost)
         self.bytes += cost
         while self.bytes > self.budget and len(self._items) > 1:
             _, (_, dropped) = self._items.popitem(last=False)
@@ -117,6 +137,7 @@ class Matcher:
         self._unfiltered: list[int] = []
         self._severity: list[int] = []
         self._constraints: dict[int, tuple] = {}
+        self._bounds: dict[int, tuple[Bound, ...]] = {}  # the entries whose regex has bounds to lift
         links: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
         found_list: list[Analysis] = []
         for index, entry in enumerate(entries.values()):  # one pass: a packed entry is read once
@@ -128,6 +149,8 @@ class Matcher:
             self._severity.append(SEVERITY_RANK[entry.severity])
             if versions := entry.versions:
                 self._constraints[index] = tuple(parse_constraints(versions))
+            if bounds := _bounds(regex):
+                self._bounds[index] = bounds
             links[entry.id] = (entry.links("leads_to"), entry.links("preceded_by"))
             found = known.get(regex)
             found_list.append(found if isinstance(found, Analysis) else analyze(regex))
@@ -182,7 +205,7 @@ class Matcher:
         self._fallback_cache = fallback_cache
 
     def __getstate__(self) -> dict[str, Any]:
-        keep = ("_ids", "_patterns", "_unfiltered", "_severity", "_constraints", "_full", "_automaton",
+        keep = ("_ids", "_patterns", "_unfiltered", "_severity", "_constraints", "_bounds", "_full", "_automaton",
                 "_severity_of", "_causes", "_words")
         return {name: self.__dict__[name] for name in keep}
 
@@ -197,11 +220,16 @@ class Matcher:
         """The compiled-regex cache: regexes and estimated bytes kept, the budget, compiles and evictions."""
         return self._compiled.info()
 
-    def _compile(self, index: int) -> re2._Regexp | None:
-        """The entry's regex, or None when it does not compile within its budget (validation
-        reports that entry; the matcher goes on without it)."""
+    def _compile(self, key: tuple[int, int]) -> re2._Regexp | None:
+        """The entry's regex with the bounds in the ``key``'s mask lifted, or None when it does not
+        compile within its budget (validation reports that entry; the matcher goes on without it)."""
+        index, lifted = key
+        pattern = self._patterns[index]
+        for bit, bound in reversed(list(enumerate(self._bounds.get(index, ())))):
+            if lifted >> bit & 1:
+                pattern = f"{pattern[:bound.span[0]]}{{{bound.low},}}{pattern[bound.span[1]:]}"
         try:
-            return compile_regex(self._patterns[index], MATCH_MAX_MEM)
+            return compile_regex(pattern, MATCH_MAX_MEM)
         except re2.error:
             self.unusable.add(self._ids[index])
             return None
@@ -259,8 +287,16 @@ class Matcher:
         # RE2 searches UTF-8 bytes far faster than str (no per-call encoding and offset mapping)
         data = plain.text.encode("utf-8")
         chars = _CharOffsets(plain.text)
+        runs: tuple[int, int] | None = None  # (longest line, whole text) in characters: what bounds a run
         for index in self.candidates(plain.text):
-            regex = self._compiled(index)
+            lifted = 0
+            if bounds := self._bounds.get(index):
+                if runs is None:
+                    runs = (max(map(len, plain.text.split("\n"))), len(plain.text))
+                for bit, bound in enumerate(bounds):
+                    if bound.high >= runs[0 if bound.in_line else 1]:
+                        lifted |= 1 << bit
+            regex = self._compiled((index, lifted))
             best = _best_occurrence(regex, data, plain.text, chars) if regex is not None else None
             if best is None:
                 continue
@@ -293,6 +329,74 @@ def _syntax_error(pattern: str) -> str | None:
         reason = exc.args[0] if exc.args else str(exc)
         return reason.decode("utf-8", "replace") if isinstance(reason, bytes) else str(reason)
     return None
+
+
+def _bounds(pattern: str) -> tuple[Bound, ...]:
+    """The counted repetitions ``C{m,n}`` (n ≥ MIN_LIFTED) of one character class ``C`` in ``pattern``.
+
+    Lifting such a bound (``C{m,}``) changes no match on a text with no run of ``C`` longer than
+    ``n``: every way the regex can match there repeats ``C`` at most ``n`` times, so both forms have
+    the same matches, preferred in the same order (greedy: more repeats first; lazy: fewer).
+    An escape whose reach is unclear (octal, ``\\Q…\\E``, ``\\C``) leaves the pattern as it is."""
+    found: list[Bound] = []
+    atom: tuple[int, int] | None = None  # the single-character item just read
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            nxt = pattern[i + 1 : i + 2]
+            if nxt in ("p", "P", "x"):
+                braced = pattern[i + 2 : i + 3] == "{"
+                end = pattern.find("}", i) + 1 if braced else i + (3 if nxt in "pP" else 4)
+            elif nxt.isalnum() and nxt not in "dDsSwWntrfvabBAz":
+                return ()
+            else:
+                end = i + 2
+            atom = None if nxt in ("b", "B", "A", "z") else (i, end)
+            i = end
+        elif c == "[":
+            end = _class_end(pattern, i)
+            if end < 0:
+                return ()
+            atom, i = (i, end), end
+        elif c == "{" and (m := _COUNTED.match(pattern, i)) is not None and atom is not None and atom[1] == i:
+            low, high = int(m.group(1)), int(m.group(2))
+            if high >= MIN_LIFTED:
+                found.append(Bound(m.span(), low, high, not _may_match_newline(pattern, pattern[atom[0] : atom[1]])))
+            atom, i = None, m.end()
+        else:
+            atom = None if c in "()|*+?^${}" else (i, i + 1)
+            i += 1
+    return tuple(found)
+
+
+def _class_end(pattern: str, start: int) -> int:
+    """The offset just past the character class opening at ``start`` (-1 when it does not close)."""
+    i = start + 1
+    if pattern[i : i + 1] == "^":
+        i += 1
+    if pattern[i : i + 1] == "]":  # a leading ']' is a literal
+        i += 1
+    while i < len(pattern):
+        if pattern[i] == "\\":
+            i += 2
+        elif pattern.startswith("[:", i):
+            close = pattern.find(":]", i + 2)
+            i = close + 2 if close >= 0 else i + 1
+        elif pattern[i] == "]":
+            return i + 1
+        else:
+            i += 1
+    return -1
+
+
+def _may_match_newline(pattern: str, atom: str) -> bool:
+    if atom == "." and _DOT_NL.search(pattern):
+        return True
+    try:
+        return compile_regex(atom).search("\n") is not None
+    except re2.error:
+        return True
 
 
 class _CharOffsets:
