@@ -204,7 +204,7 @@ async def start_bot(fake: FakeSlack, db: Path, log: Path, trace: dict[str, str] 
                                                 stderr=asyncio.subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     async with aiohttp.ClientSession() as session:
-        for _ in range(1200):
+        for _ in range(6000):  # a cold KB snapshot under tracemalloc takes minutes
             if proc.returncode is not None:
                 raise SystemExit(f"errkb serve exited with {proc.returncode}; see {log}")
             try:
@@ -215,7 +215,7 @@ async def start_bot(fake: FakeSlack, db: Path, log: Path, trace: dict[str, str] 
                 pass
             await asyncio.sleep(0.1)
     proc.kill()
-    raise SystemExit(f"errkb serve did not answer /healthz in 120 s; see {log}")
+    raise SystemExit(f"errkb serve did not answer /healthz in 600 s; see {log}")
 
 
 def error_lines(log: Path) -> int:

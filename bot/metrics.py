@@ -86,10 +86,13 @@ def handled_in(handled: Handled, elapsed: float) -> None:
     """Count, time and log one request handled in ``elapsed`` seconds (what :func:`event` does on exit)."""
     EVENTS.labels(handled.type, handled.outcome).inc()
     ACK_SECONDS.labels(handled.type).observe(elapsed)
-    log.info("event type=%s outcome=%s latency_ms=%.1f entry=%s", handled.type, handled.outcome,
-             elapsed * 1000, handled.entry_id or "-",
-             extra={"event_type": handled.type, "outcome": handled.outcome,
-                    "latency_ms": round(elapsed * 1000, 1), "entry_id": handled.entry_id})
+    # Most traffic is chat errkb stays silent on: counted above, its line only at DEBUG.
+    level = logging.DEBUG if handled.outcome == "silent" else logging.INFO
+    if log.isEnabledFor(level):
+        log.log(level, "event type=%s outcome=%s latency_ms=%.1f entry=%s", handled.type, handled.outcome,
+                elapsed * 1000, handled.entry_id or "-",
+                extra={"event_type": handled.type, "outcome": handled.outcome,
+                       "latency_ms": round(elapsed * 1000, 1), "entry_id": handled.entry_id})
 
 
 def bounded_type(kind: str) -> str:
