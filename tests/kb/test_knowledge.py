@@ -1,5 +1,5 @@
-"""The loaded KB: the matcher and the fallback's index come from the snapshot while the seeds are unchanged;
-an edit re-analyses only its own regex."""
+"""The loaded KB: the matcher, the fallback's index and the search index come from the snapshot while
+the seeds are unchanged; an edit re-analyses only its own regex."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import json
 import pytest
 
 from bot.kb import matcher as matcher_module
+from bot.kb import search as search_module
 from bot.kb.knowledge import KnowledgeBase
 from bot.kb.literals import analyze
 from tests.conftest import write_entry
@@ -58,3 +59,26 @@ def test_a_corrupt_matcher_snapshot_is_rebuilt(seeds, tmp_path):
     (snapshot,) = (tmp_path / "cache").glob("matcher-*.pickle")
     snapshot.write_bytes(snapshot.read_bytes()[:100])
     assert KnowledgeBase.load(root).matcher.match(OOM)[0].entry_id == "pytorch/cuda-oom"
+
+
+SEARCHES = ["nccl", "allreduce timeout", "超时", "显存不足", "oom", "ncll", "cuda out of memory", "gpu memory", "zzzqqq"]
+
+
+def test_unchanged_seeds_search_from_the_snapshot_with_the_same_results(seeds, monkeypatch):
+    root, _, _ = seeds
+    built = KnowledgeBase.load(root)
+    assert built.prepare_index() is not None  # not in the snapshot yet: built in the background
+    expected = [built.index.search(q, hits={"pytorch/cuda-oom": 3}) for q in SEARCHES]
+    monkeypatch.setattr(search_module.SearchIndex, "__init__", lambda *args: pytest.fail("search index built again"))
+    loaded = KnowledgeBase.load(root)
+    assert loaded.prepare_index() is None  # the first search loads it
+    assert [loaded.index.search(q, hits={"pytorch/cuda-oom": 3}) for q in SEARCHES] == expected
+    assert expected[SEARCHES.index("oom")][0].entry_id == "pytorch/cuda-oom"
+
+
+def test_an_edited_seed_is_searched_as_edited(seeds):
+    root, path, oom = seeds
+    assert KnowledgeBase.load(root).index.search("dragon") == []
+    oom["signature"] = "RuntimeError: here be dragons"
+    path.write_text(json.dumps(oom), encoding="utf-8")
+    assert [h.entry_id for h in KnowledgeBase.load(root).index.search("dragons")] == ["pytorch/cuda-oom"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import pickle
 
 import pytest
 
@@ -102,3 +103,12 @@ def test_entries_the_team_hits_often_rank_first(kb):
 
 def test_an_empty_query_finds_nothing(kb):
     assert kb.index.search("   ") == []
+
+
+def test_the_index_kept_in_a_snapshot_answers_exactly_as_the_one_built(kb):
+    kept = pickle.loads(pickle.dumps(kb.index, protocol=pickle.HIGHEST_PROTOCOL))
+    queries = ["nccl", "ncll", "allreduse", "超时", "显存不足", "oom", "npe", "segfault sigsegv", "k8s pod pending",
+               "cuda out of memory", "pip externally managed", "git push rejected non-fast-forward", "zzzqqq", ""]
+    for query in queries:
+        for hits in (None, {"pytorch/cuda-out-of-memory": 7, NCCL_ID: 1}):
+            assert kept.search(query, limit=10, hits=hits) == kb.index.search(query, limit=10, hits=hits), query

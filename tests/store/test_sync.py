@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from sqlalchemy import text
 
 from bot.kb.feedback import Tally
-from bot.kb.seeds import SeedError
-from bot.store import Store, UnknownTarget
+from bot.kb.seeds import SeedError, Seeds
+from bot.store import Store, UnknownTarget, sync
 
 NCCL = "pytorch/nccl-timeout-during-allreduce"
 OTHER = "pytorch/other-error"
@@ -161,3 +164,45 @@ async def test_keys_given_from_the_first_seed_carry_votes_through_a_rewrite(stor
     report = await store.sync_entries(make_kb(nccl))
     assert report.retired_workarounds == [f"{NCCL} workarounds[2]"]
     assert await tallies(store) == {0: Tally(1, 0), 1: Tally()}
+
+
+class TestUnchangedSeeds:
+    """A sync of the very seeds the store holds (``load_seeds``' result, with its files' hash) does nothing."""
+
+    @staticmethod
+    def seeds(make_kb, *raws, digest: str) -> Seeds:
+        return Seeds(make_kb(*raws), digest=digest)
+
+    async def test_a_second_start_with_the_same_seeds_compares_no_entry(self, store, db_url, clock, make_kb, nccl,
+                                                                         other, monkeypatch):
+        assert sorted((await store.sync_entries(self.seeds(make_kb, nccl, other, digest="v1"))).added) == [NCCL, OTHER]
+        clock.now += 60
+        monkeypatch.setattr(sync, "canonical_json", lambda raw: pytest.fail("entries compared again"))
+        again = await Store.open(db_url)  # as the next errkb serve does
+        try:
+            report = await again.sync_entries(self.seeds(make_kb, nccl, other, digest="v1"))
+        finally:
+            await again.close()
+        assert report.unchanged == [NCCL, OTHER] and report.added == report.updated == report.retired == []
+
+    async def test_a_changed_seed_is_synced(self, store, clock, make_kb, nccl, other):
+        await store.sync_entries(self.seeds(make_kb, nccl, other, digest="v1"))
+        await vote(store, "U1", 0)
+        nccl["workarounds"][0]["action"] += " Retry."
+        clock.now += 60
+        report = await store.sync_entries(self.seeds(make_kb, nccl, other, digest="v2"))
+        assert report.updated == [NCCL] and report.unchanged == [OTHER]
+        async with store.engine.connect() as conn:
+            stored = (await conn.execute(text("SELECT content FROM entries WHERE id = :id"), {"id": NCCL})).scalar_one()
+        assert json.loads(stored)["workarounds"][0]["action"].endswith(" Retry.")
+        assert (await tallies(store))[0] == Tally(1, 0)
+        assert (await store.sync_entries(self.seeds(make_kb, nccl, other, digest="v2"))).unchanged == [NCCL, OTHER]
+
+    async def test_entries_written_by_something_else_are_compared_again(self, store, clock, make_kb, nccl, other):
+        await store.sync_entries(self.seeds(make_kb, nccl, other, digest="v1"))
+        edited = {**nccl, "root_cause": "Something else entirely."}
+        clock.now += 60
+        assert (await store.sync_entries(make_kb(edited, other))).updated == [NCCL]  # no hash: e.g. an older errkb
+        clock.now += 60
+        report = await store.sync_entries(self.seeds(make_kb, nccl, other, digest="v1"))
+        assert report.updated == [NCCL]  # put back, though these seeds were synced before
