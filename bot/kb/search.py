@@ -176,6 +176,12 @@ class SearchIndex:
         averages = [(sum(column) / len(column) if column else 1.0) or 1.0 for column in lengths]
         self._norms = [array("d", [1 - _B + _B * n / avg for n in column])
                        for column, avg in zip(lengths, averages, strict=True)]
+        self._pack(docs, doc_shapes, orders, shapes)
+        self._vocabulary: list[str] | None = None
+
+    def _pack(self, docs: list[array[int]], doc_shapes: list[array[int]], orders: list[list[int]],
+              shapes: dict[tuple[tuple[int, int], ...], int]) -> None:
+        """Lay every term's posting list out in ``_blob`` (emptying ``docs`` and ``doc_shapes`` as it goes)."""
         # the commonest shapes get the smallest numbers, so that most lists store them in a byte
         by_use = Counter(s for column in doc_shapes for s in column)
         number = {old: new for new, (old, _n) in enumerate(by_use.most_common())}
@@ -183,7 +189,7 @@ class SearchIndex:
         self._orders = list(dict.fromkeys(tuple(order) for order in orders))
         order_of = {order: i for i, order in enumerate(self._orders)}
         self._heads = array("Q")  # per term: where its list starts in _blob, its length, first doc…
-        self._lengths = array("I")
+        self._counts = array("I")
         self._firsts = array("I")
         self._layout = array("I")  # …and (order number << 4) | (shape width << 2) | gap width
         blob = bytearray()
@@ -196,12 +202,11 @@ class SearchIndex:
             blob += array(_WIDTHS[gap_width][1], gaps).tobytes()
             _pad(blob, _WIDTHS[shape_width][0])
             blob += array(_WIDTHS[shape_width][1], numbers).tobytes()
-            self._lengths.append(len(found_in))
+            self._counts.append(len(found_in))
             self._firsts.append(found_in[0])
             self._layout.append(order_of[tuple(orders[term])] << 4 | shape_width << 2 | gap_width)
             docs[term] = doc_shapes[term] = array("I")  # freed as it goes
         self._blob = bytes(blob)
-        self._vocabulary: list[str] | None = None
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -211,7 +216,7 @@ class SearchIndex:
 
     def _postings(self, term: int) -> tuple[list[int], memoryview, tuple[int, ...]]:
         """The docs holding ``term`` (ascending), their shape numbers, and the term's field order."""
-        count, layout = self._lengths[term], self._layout[term]
+        count, layout = self._counts[term], self._layout[term]
         gap_size, gap_code = _WIDTHS[layout & 3]
         shape_size, shape_code = _WIDTHS[layout >> 2 & 3]
         start = self._heads[term]
