@@ -28,6 +28,7 @@ from bot.kb.shape import Shape, own_frame, shape
 from bot.render import blocks, summary
 from bot.service import keys
 from bot.service.caches import Expiring
+from bot.service.channels import Channels
 from bot.service.incoming import Click, Command, Incoming
 from bot.service.locales import Locales
 from bot.service.outbox import Job, Later, Outbox
@@ -45,8 +46,6 @@ from bot.store.records import Decision, PostedRow, VoteEvent
 
 log = logging.getLogger(__name__)
 
-CHANNEL_TTL = 5.0  # seconds a channel's settings are trusted in process
-STALE_FOR = 60.0  # …and how much longer an older value is used while a fresh one loads
 FEEDBACK_TTL = 10.0  # seconds an entry's numbers are trusted for a new answer (a vote here forgets them at once)
 FEEDBACK_STALE = 3600.0  # …after which older numbers still answer at once while fresh ones load
 REPLAY_WINDOW = 600  # seconds: Slack replays a click or command for up to five minutes
@@ -104,7 +103,7 @@ class ChatService:
         self.votes = VoteQueue(store, before=self.writer.settled)
         self.outbox = Outbox(store, self.writer, self._carry_out, outlet.via_for, clock=clock)
         self.updates = Refresher(self._render_update, self._send_update, self._shown_now, update_delay)
-        self._channels: Expiring[tuple[str, str], tuple[str, bool]] = Expiring(CHANNEL_TTL, stale=STALE_FOR)
+        self.channels = Channels(store)
         self._vias: Expiring[str, Via] = Expiring(3600.0, size=1000)
         self._live: Expiring[tuple[str, str], EntryFeedback] = Expiring(  # (workspace, entry)
             FEEDBACK_TTL, stale=FEEDBACK_STALE, reload_many=self._reload_feedback)
@@ -131,8 +130,7 @@ class ChatService:
 
     async def channel(self, workspace: str, channel: str) -> tuple[str, bool]:
         """The channel's mode (``auto``, ``mention``, ``off``) and whether it answers other bots."""
-        return await self._channels.get((workspace, channel),
-                                        lambda: self.store.channel_settings(workspace, channel))
+        return await self.channels.settings(workspace, channel)
 
     # --- pastes -----------------------------------------------------------------------------
 
@@ -537,7 +535,7 @@ class ChatService:
     async def forget_workspace(self, workspace: str) -> None:
         """The workspace uninstalled errkb or revoked its token: delete its data (votes stay as counts)."""
         removed = await self.store.delete_workspace(workspace)
-        self._channels.clear()
+        self.channels.forget_workspace(workspace)
         self._vias.forget(workspace)
         log.info("workspace %s removed: %d rows deleted", workspace, removed.total)
 
@@ -598,13 +596,13 @@ class ChatService:
         words = arg.lower().split()
         if words[:1] == ["bots"] and words[1:] in (["on"], ["off"]):
             await self.store.set_channel_bots(c.workspace, c.channel, words[1] == "on")
-            self._channels.forget((c.workspace, c.channel))
+            await self.channels.changed()
             return [blocks.notice(_("In this channel I now answer other bots' messages too.") if words[1] == "on"
                                   else _("In this channel I now ignore other bots' messages."))]
         if len(words) != 1 or words[0] not in CHANNEL_MODES:
             return [usage("/errkb channel auto|mention|off"), usage("/errkb channel bots on|off")]
         await self.store.set_channel_mode(c.workspace, c.channel, words[0])
-        self._channels.forget((c.workspace, c.channel))
+        await self.channels.changed()
         return [blocks.notice({
             "auto": _("In this channel I now answer every pasted error."),
             "mention": _("In this channel I now answer only when someone mentions me."),

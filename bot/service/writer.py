@@ -1,8 +1,9 @@
 """Writes off the reply path: posted-message rows, finished decisions and hit counts, group-committed.
 
-Whatever arrives while a transaction runs goes into the next one, so a burst costs a few
-transactions, not one per row. Rows a vote needs (posted messages, finished decisions) are written
-at once; hit counts wait for a short timer (and shutdown).
+Whatever arrives while a transaction runs, or within ``GATHER`` of the first row, goes into one
+transaction, so a burst costs a few transactions, not one per row. Rows a vote needs (posted
+messages, finished decisions) are written within milliseconds; hit counts ride along, or wait for
+a short timer (and shutdown).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from bot.store.records import PostedRow, WriteBatch
 log = logging.getLogger(__name__)
 
 HITS_EVERY = 1.0  # seconds between flushes of the hit counters
+GATHER = 0.02  # seconds rows are gathered before their transaction: an answer's posted row and its
+# finished decision go in one, and so do many answers' under load (no vote comes that fast)
 RETRY_AFTER = 0.5  # a failed write is tried again after this (the rows stay queued)
 
 
@@ -67,6 +70,8 @@ class WriteBehind:
         while True:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), HITS_EVERY)
+            if not self._stopping:
+                await asyncio.sleep(GATHER)
             self._wake.clear()
             await self._flush(with_hits=True)
             if self._stopping and not self._batch and not self._hits:

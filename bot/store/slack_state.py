@@ -156,11 +156,10 @@ async def set_channel_bots(conn: AsyncConnection, workspace: str, channel: str, 
     await conn.execute(stmt.on_conflict_do_update(index_elements=["workspace", "channel"], set_={"bots": bots}))
 
 
-async def channel_settings(conn: AsyncConnection, workspace: str, channel: str) -> tuple[str, bool]:
-    row = (await conn.execute(
-        select(ChannelRow.mode, ChannelRow.bots).where(ChannelRow.workspace == workspace, ChannelRow.channel == channel)
-    )).one_or_none()
-    return (row.mode, bool(row.bots)) if row is not None else ("auto", False)
+async def all_channel_settings(conn: AsyncConnection) -> dict[tuple[str, str], tuple[str, bool]]:
+    """(workspace, channel) → (mode, bots) of every configured channel."""
+    rows = await conn.execute(select(ChannelRow.workspace, ChannelRow.channel, ChannelRow.mode, ChannelRow.bots))
+    return {(row.workspace, row.channel): (row.mode, bool(row.bots)) for row in rows}
 
 
 _TALLY = (

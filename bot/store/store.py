@@ -364,9 +364,9 @@ class Store:
         return await self._db.write(partial(slack_state.claim_event, event_id=event_id, ttl_seconds=ttl_seconds,
                                             now=self.clock()))
 
-    async def channel_settings(self, workspace: str, channel: str) -> tuple[str, bool]:
-        """The channel's mode and whether it answers other bots, in one read."""
-        return await self._db.read(partial(slack_state.channel_settings, workspace=workspace, channel=channel))
+    async def all_channel_settings(self) -> dict[tuple[str, str], tuple[str, bool]]:
+        """Every configured channel's mode and whether it answers other bots, in one read."""
+        return await self._db.read(slack_state.all_channel_settings)
 
     async def channel_mode(self, workspace: str, channel: str) -> str:
         """``auto`` (default: answer pastes), ``mention`` (only when mentioned) or ``off``."""

@@ -51,6 +51,33 @@ async def test_a_channel_setting_changed_here_applies_at_once(chat):
     assert sorted(t.thread_ts for t in chat.outlet.threads()) == ["1.1", "1.2"]
 
 
+async def test_a_channel_setting_changed_by_another_process_applies_within_seconds(chat):
+    clock = [0.0]
+    chat.channels.clock = lambda: clock[0]
+    await chat.message(paste(ts="2.1"), Via(None))
+    await chat.store.set_channel_mode("T1", "C1", "off")  # another replica's /errkb channel off
+    clock[0] = chat.channels.refresh + 0.1
+    await chat.message(paste(ts="2.2"), Via(None))  # still the settings read before; a fresh read begins
+    await asyncio.sleep(0.2)
+    await chat.message(paste(ts="2.3"), Via(None))
+    await settled(chat)
+    assert sorted(t.thread_ts for t in chat.outlet.threads()) == ["2.1", "2.2"]
+
+
+async def test_pastes_in_many_channels_read_the_channel_settings_once(chat, monkeypatch):
+    reads = []
+    read = chat.store.all_channel_settings
+
+    async def counted():
+        reads.append(1)
+        return await read()
+
+    monkeypatch.setattr(chat.store, "all_channel_settings", counted)
+    await asyncio.gather(*(chat.message(paste(channel=f"C{i}", ts=f"3.{i}"), Via(None)) for i in range(30)))
+    await settled(chat)
+    assert len(chat.outlet.threads()) == 30 and len(reads) == 1
+
+
 async def _ignore(**_kwargs) -> None:
     return None
 
