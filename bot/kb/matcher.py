@@ -338,6 +338,8 @@ def _bounds(pattern: str) -> tuple[Bound, ...]:
     ``n``: every way the regex can match there repeats ``C`` at most ``n`` times, so both forms have
     the same matches, preferred in the same order (greedy: more repeats first; lazy: fewer).
     An escape whose reach is unclear (octal, ``\\Q…\\E``, ``\\C``) leaves the pattern as it is."""
+    if not any(int(m.group(2)) >= MIN_LIFTED for m in _COUNTED.finditer(pattern)):
+        return ()
     found: list[Bound] = []
     atom: tuple[int, int] | None = None  # the single-character item just read
     i = 0
