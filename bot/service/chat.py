@@ -277,9 +277,16 @@ class ChatService:
         if isinstance(memo, Thread):  # what is left of an answer begun earlier
             return await self._post_answer(d, Plan([memo]), via)
         match = memo
-        async with self._reader(d.workspace, d.user, via) as locale:
-            live = {d.entry_id: await self._live.get((d.workspace, d.entry_id),
-                                                     lambda: self._read_feedback(d.workspace, d.entry_id))}
+        # the entry's numbers and the reader's locale are looked up side by side (each may be a store read)
+        feedback = asyncio.ensure_future(self._live.get((d.workspace, d.entry_id),
+                                                        lambda: self._read_feedback(d.workspace, d.entry_id)))
+        try:
+            locale = await self.locales.locale_for(d.workspace, d.user, via)
+        except BaseException:
+            feedback.cancel()
+            raise
+        live = {d.entry_id: await feedback}
+        with i18n.use_locale(locale):
             if match is not None and match.entry_id == d.entry_id:
                 diagnosis = await self.core.explain([match], record=False, live=live)
                 best = diagnosis.best

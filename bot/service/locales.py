@@ -7,6 +7,7 @@ through another process shows within seconds.
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import logging
 from collections.abc import Callable
@@ -29,6 +30,7 @@ class Locales:
         self.outlet = outlet
         self.clock = clock or (lambda: dt.datetime.fromtimestamp(store.clock(), dt.UTC))
         self._cache: Expiring[tuple[str, str], str] = Expiring(TTL, stale=STALE_FOR)
+        self._writes: set[asyncio.Task[None]] = set()
 
     async def locale_for(self, workspace: str, user: str | None, via: Via) -> str:
         """``en`` or ``zh`` for ``user``; English when unknown or Slack cannot be asked."""
@@ -45,8 +47,17 @@ class Locales:
         code = await self.outlet.user_locale(user, via)
         if code is None:
             return i18n.negotiate(prefs.slack_locale)
-        await self.store.cache_slack_locale(workspace, user, code)
+        # kept for the next process in the background: the answer waiting for this locale need not wait for a write
+        task = asyncio.ensure_future(self._keep(workspace, user, code))
+        self._writes.add(task)
+        task.add_done_callback(self._writes.discard)
         return i18n.negotiate(code)
+
+    async def _keep(self, workspace: str, user: str, code: str) -> None:
+        try:
+            await self.store.cache_slack_locale(workspace, user, code)
+        except Exception:  # asked of Slack again next time
+            log.warning("keeping a reader's Slack language failed", exc_info=True)
 
     async def set_override(self, workspace: str, user: str, setting: str) -> None:
         """``setting``: ``auto`` (follow Slack), ``en`` or ``zh``."""
