@@ -213,7 +213,6 @@ async def start(settings: Settings, host: str = "0.0.0.0", port: int | None = No
     i18n.load_catalogs()
     kb = kb or KnowledgeBase.load(settings.seeds_dir)
     kb.matcher.fallback  # noqa: B018 - built (or loaded from the snapshot) now, not while the first events wait
-    kb.prepare_index()  # built in the background if the seeds changed; else the first search loads it
     store = await Store.open(settings.database_url)
     session = aiohttp.ClientSession()
     try:
@@ -249,6 +248,7 @@ async def start(settings: Settings, host: str = "0.0.0.0", port: int | None = No
         log.info("errkb: Socket Mode connected; %s and %s on port %s", LIVE_PATH, READY_PATHS[0], bound)
     else:
         log.info("errkb: HTTP mode on port %s (%s, %s, %s)", bound, EVENTS_PATH, LIVE_PATH, READY_PATHS[0])
+    kb.prepare_index()  # once serving: built in the background if the seeds changed, else the first search loads it
     pruner = asyncio.create_task(prune_forever(store, settings))
     return Running(wiring.app, wiring.chat, store, kb, wiring.background, runner, site, handler, bound, session,
                    pruner)
