@@ -19,7 +19,7 @@ import re
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import ahocorasick
 import re2
@@ -74,8 +74,7 @@ class Match:
     severity: str = "error"  # "warning" for a warning entry or an error logged at warning level; "info"
 
 
-@dataclass(frozen=True)
-class Bound:
+class Bound(NamedTuple):
     """A counted repetition ``C{low,high}`` of one character class ``C`` in a pattern: ``span`` is
     where its ``{low,high}`` is. ``in_line``: ``C`` cannot match a newline, so no run of it is longer
     than the paste's longest line (else than the paste)."""
