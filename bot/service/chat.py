@@ -22,7 +22,6 @@ from bot.cards import EntryCard, HomeCard, MatchCard, TeamLineCard, UnknownLineC
 from bot.diagnose import ErrkbService
 from bot.i18n import _
 from bot.kb.fallback import error_lines as has_error_line
-from bot.kb.feedback import EntryFeedback
 from bot.kb.matcher import Match
 from bot.kb.shape import Shape, own_frame, shape
 from bot.render import blocks, summary
@@ -31,6 +30,7 @@ from bot.service.caches import Expiring
 from bot.service.channels import Channels
 from bot.service.incoming import Click, Command, Incoming
 from bot.service.locales import Locales
+from bot.service.numbers import Numbers
 from bot.service.outbox import Job, Later, Outbox
 from bot.service.plans import About, Message, Plan, Post, Publish, Reply, Sent, Thread, Update, Whisper
 from bot.service.ports import Author, Outlet, Via
@@ -46,8 +46,6 @@ from bot.store.records import Decision, PostedRow, VoteEvent
 
 log = logging.getLogger(__name__)
 
-FEEDBACK_TTL = 10.0  # seconds an entry's numbers are trusted for a new answer (a vote here forgets them at once)
-FEEDBACK_STALE = 3600.0  # …after which older numbers still answer at once while fresh ones load
 REPLAY_WINDOW = 600  # seconds: Slack replays a click or command for up to five minutes
 MAX_RESPONSES = 5  # Slack accepts five posts per response_url
 RESUME_AFTER = 5.0  # seconds before posting the rest of an answer whose middle post failed
@@ -105,9 +103,8 @@ class ChatService:
         self.updates = Refresher(self._render_update, self._send_update, self._shown_now, update_delay)
         self.channels = Channels(store)
         self._vias: Expiring[str, Via] = Expiring(3600.0, size=1000)
-        self._live: Expiring[tuple[str, str], EntryFeedback] = Expiring(  # (workspace, entry)
-            FEEDBACK_TTL, stale=FEEDBACK_STALE, reload_many=self._reload_feedback)
-        self.suggestions = Suggestions(core, store, outlet, self.locales, lambda w, e: self._live.forget((w, e)),
+        self.numbers = Numbers(store, lambda: core.kb.entries)
+        self.suggestions = Suggestions(core, store, outlet, self.locales, self.numbers.forget,
                                        self.teaching.is_reviewer, self._refresh)
         # (workspace, channel, ts) of a posted answer → how it matched and the reader's quoted line
         self._shown: Expiring[tuple[str, str, str], tuple[str, float, str]] = Expiring(SHOWN_TTL, size=SHOWN_ANSWERS)
@@ -225,6 +222,7 @@ class ChatService:
                         self.clock())
 
     async def _decide_answer(self, m: Incoming, match: Match, via: Via, created_at: float | None = None) -> bool:
+        self.numbers.warm(m.workspace)  # once: the workspace's next answers need no store read for their numbers
         decision = self._decision(m, "answer", keys.answer(m.workspace, m.channel, m.thread_ts, match.entry_id),
                                   match.entry_id)
         if created_at is not None:
@@ -278,8 +276,7 @@ class ChatService:
             return await self._post_answer(d, Plan([memo]), via)
         match = memo
         # the entry's numbers and the reader's locale are looked up side by side (each may be a store read)
-        feedback = asyncio.ensure_future(self._live.get((d.workspace, d.entry_id),
-                                                        lambda: self._read_feedback(d.workspace, d.entry_id)))
+        feedback = asyncio.ensure_future(self.numbers.get(d.workspace, d.entry_id))
         try:
             locale = await self.locales.locale_for(d.workspace, d.user, via)
         except BaseException:
@@ -318,19 +315,6 @@ class ChatService:
             return True  # what was posted stays; the rest cannot be posted there
         return Later(RESUME_AFTER, rest)
 
-    async def _read_feedback(self, workspace: str, entry_id: str) -> EntryFeedback:
-        return (await self.store.feedback([entry_id], workspace))[entry_id]
-
-    async def _reload_feedback(self, keys: list[tuple[str, str]]) -> dict[tuple[str, str], EntryFeedback]:
-        """Numbers fallen due, one read per workspace (many entries each) rather than one per entry."""
-        entries: dict[str, list[str]] = {}
-        for workspace, entry_id in keys:
-            entries.setdefault(workspace, []).append(entry_id)
-        fresh = {}
-        for workspace, ids in entries.items():
-            fresh.update({(workspace, e): live for e, live in (await self.store.feedback(ids, workspace)).items()})
-        return fresh
-
     def _posted(self, workspace: str, sent: Sent, match: MatchCard | None = None) -> None:
         about = sent.post.about
         if match is not None:
@@ -358,7 +342,7 @@ class ChatService:
             metrics.VOTES.labels("reaction", str(bool(outcome.changed)).lower()).inc()
             metrics.outcome("answered", outcome.posted.entry_id)
         if outcome.changed and outcome.posted is not None:
-            self._live.forget((workspace, outcome.posted.entry_id))
+            self.numbers.forget(workspace, outcome.posted.entry_id)
         if outcome.changed and outcome.posted is not None and outcome.posted.workaround is not None:
             self._refresh(workspace, channel, ts, via)
 
@@ -375,7 +359,7 @@ class ChatService:
             return
         metrics.VOTES.labels("button", str(bool(outcome.changed)).lower()).inc()
         if outcome.changed:
-            self._live.forget((click.workspace, outcome.posted.entry_id if outcome.posted else entry_id))
+            self.numbers.forget(click.workspace, outcome.posted.entry_id if outcome.posted else entry_id)
         if click.ts is not None and outcome.posted is not None:
             if outcome.changed:
                 self._refresh(click.workspace, click.channel, click.ts, via)
