@@ -308,9 +308,10 @@ def scale(size: int, args: argparse.Namespace, paste: bytes) -> None:
     print(f"        errkb serve on the seeded store, whole process until it can take its first event (KB, matcher "
           f"and fallback index from the snapshot, store opened and synced, HTTP up), median of {args.runs}: "
           f"{warm['ready_s']:.2f} s, peak {warm['ready_mib']:.0f} MiB; its first search (loads the search index from "
-          f"the snapshot) {warm['search_s']:.2f} s, peak then {warm['search_mib']:.0f} MiB. The first start after "
-          f"the seeds changed: ready in {cold['ready_s']:.2f} s, first search {cold['search_s']:.1f} s (waits for "
-          f"the index built in the background), peak {cold['search_mib']:.0f} MiB")
+          f"the snapshot) {warm['search_s']:.2f} s, peak then {warm['search_mib']:.0f} MiB. The first start (the "
+          f"matcher in the snapshot from errkb diagnose, the fallback and search indexes not yet): ready in "
+          f"{cold['ready_s']:.2f} s, first search {cold['search_s']:.1f} s (waits for the search index built in "
+          f"the background), peak {cold['search_mib']:.0f} MiB")
     print(f"        one process: KB and matcher loaded in {r['load_s']:.2f} s (+{r['kb_mib']:.0f} MiB); after matching "
           f"RSS {r['rss_mib']:.0f} MiB, peak {r['peak_mib']:.0f} MiB; compiled-regex cache {c['regexes']} regexes, "
           f"{c['bytes'] / 2**20:.0f} of {c['budget'] / 2**20:.0f} MiB, {c['evictions']} evictions")
