@@ -32,16 +32,16 @@ _LIVE_TARGETS = (
     select(_T.c.id, _T.c.entry_id, _T.c.kind, _T.c.position).join(_E, _E.c.id == _T.c.entry_id)
     .where(_T.c.entry_id.in_(bindparam("eids", expanding=True)), _E.c.retired_at.is_(None))
 )
-_REMEMBER = {
+REMEMBER = {
     name: build(_P).values(workspace=bindparam("w"), channel=bindparam("c"), ts=bindparam("ts"),
                            target_id=bindparam("t"), locale=bindparam("l"), thread_ts=bindparam("th"),
                            posted_at=bindparam("at"))
     for name, build in (("sqlite", sqlite_insert), ("postgresql", pg_insert))
 }
-_REMEMBER = {name: stmt.on_conflict_do_update(
+REMEMBER = {name: stmt.on_conflict_do_update(
     index_elements=["workspace", "channel", "ts"],
     set_={"target_id": stmt.excluded.target_id, "locale": stmt.excluded.locale, "thread_ts": stmt.excluded.thread_ts,
-          "posted_at": stmt.excluded.posted_at}) for name, stmt in _REMEMBER.items()}
+          "posted_at": stmt.excluded.posted_at}) for name, stmt in REMEMBER.items()}
 
 
 async def remember_messages(conn: AsyncConnection, rows: Sequence[PostedRow], now: float) -> list[PostedRow]:
@@ -59,7 +59,7 @@ async def remember_messages(conn: AsyncConnection, rows: Sequence[PostedRow], no
             values.append({"w": r.workspace, "c": r.channel, "ts": r.ts, "t": target, "l": r.locale,
                            "th": r.thread_ts, "at": now})
     if values:
-        await conn.execute(_REMEMBER[conn.dialect.name], values)
+        await conn.execute(REMEMBER[conn.dialect.name], values)
     return unknown
 
 

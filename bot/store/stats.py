@@ -15,21 +15,21 @@ from bot.store.models import DIAGNOSIS, WORKAROUND, Hit, Target, Vote
 from bot.store.records import EntryHits, Stats, WorkaroundVotes
 
 _H = Hit.__table__
-_ADD_HITS = {
+ADD_HITS = {
     name: build(_H).values(workspace=bindparam("w"), entry_id=bindparam("e"), day=bindparam("d"),
                            locale=bindparam("l"), count=bindparam("n"))
     for name, build in (("sqlite", sqlite_insert), ("postgresql", pg_insert))
 }
-_ADD_HITS = {name: stmt.on_conflict_do_update(index_elements=["workspace", "entry_id", "day", "locale"],
+ADD_HITS = {name: stmt.on_conflict_do_update(index_elements=["workspace", "entry_id", "day", "locale"],
                                               set_={"count": _H.c.count + stmt.excluded["count"]})
-             for name, stmt in _ADD_HITS.items()}
+             for name, stmt in ADD_HITS.items()}
 
 
 async def record_hits(conn: AsyncConnection, counts: Mapping[tuple[str, str, str, dt.date], int]) -> None:
     """Add ``counts`` ((workspace, entry, locale, day) → matches) to the hit counters."""
     rows = [{"w": w, "e": e, "l": locale, "d": day, "n": n} for (w, e, locale, day), n in sorted(counts.items()) if n]
     if rows:
-        await conn.execute(_ADD_HITS[conn.dialect.name], rows)
+        await conn.execute(ADD_HITS[conn.dialect.name], rows)
 
 
 async def hit_counts(conn: AsyncConnection, workspace: str | None = None) -> dict[str, int]:

@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.kb.entry import Entry
 from bot.kb.feedback import EntryFeedback, Suggested, Tally
+from bot.store import batch as batch_writes
 from bot.store import decisions, integrity, retention, slack_state, stats, sync, team, team_entries, team_fixes, votes
 from bot.store.engine import WRITE_OPTION, Database, unavailable
 from bot.store.export import crowd_raw
@@ -263,8 +264,17 @@ class Store:
     # --- Slack-side state -------------------------------------------------------------------
 
     async def flush(self, batch: WriteBatch) -> list[PostedRow]:
-        """Write a batch in one transaction; returns the messages whose target is unknown (not remembered)."""
+        """Write a batch in one transaction; returns the messages whose target is unknown (not remembered).
+
+        The prepared statements on the driver's own connection (``bot.store.batch``); if that fails (a
+        dropped connection, a locked database), a transaction with retries: nothing was committed."""
         now = self.clock()
+        try:
+            async with self._db.driver() as driver:
+                return await batch_writes.write(driver, self._db.dialect, batch, now)
+        except Exception as exc:
+            log.warning("writing a batch on the driver's connection failed (%s); retrying in a transaction",
+                        type(exc).__name__)
 
         async def work(conn: AsyncConnection) -> list[PostedRow]:
             unknown = await slack_state.remember_messages(conn, batch.messages, now) if batch.messages else []
