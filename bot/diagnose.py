@@ -6,6 +6,7 @@ Slack listeners and the CLI both call this one layer. The reader's locale is the
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 from collections import Counter
 from collections.abc import Iterable
@@ -132,7 +133,9 @@ class ErrkbService:
         zh = current_locale() == "zh"
         hits = await self.store.hit_counts(workspace) if self.store is not None else {}
         results = []
-        for hit in self.kb.index.search(query, limit=limit, hits=hits):
+        # the first search loads the index, or waits for its build (seconds at 50,000 entries): not on the event loop
+        index = self.kb.index if self.kb.index_loaded else await asyncio.to_thread(lambda: self.kb.index)
+        for hit in index.search(query, limit=limit, hits=hits):
             entry = self.kb.entries[hit.entry_id]
             signature = (entry.signature_zh if zh else "") or entry.signature
             results.append(SearchResultCard(entry.id, hit.score, signature, entry.domain, hit.reasons))

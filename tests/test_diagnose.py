@@ -95,3 +95,31 @@ async def test_a_fix_written_only_in_chinese_shows_its_chinese_to_english_reader
         with i18n.use_locale(locale):
             fix = next(w for w in (await ErrkbService(kb).show(NCCL_ID)).workarounds if w.index == 3)
         assert (fix.text, fix.untranslated) == ("先清空缓存再重试。", locale == "en")
+
+
+async def test_a_first_search_loads_the_index_without_holding_up_other_work(kb, monkeypatch):
+    import asyncio
+    import time
+
+    from bot.kb.knowledge import KnowledgeBase
+
+    fresh = KnowledgeBase(kb.entries)
+    slow_load = fresh._load_index
+
+    def slow() -> object:
+        time.sleep(0.4)  # a 50,000-entry index being built after a seeds change
+        return slow_load()
+
+    monkeypatch.setattr(fresh, "_load_index", slow)
+    ticks = 0
+
+    async def other_events() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.01)
+            ticks += 1
+
+    ticker = asyncio.ensure_future(other_events())
+    results = await ErrkbService(fresh).search("nccl timeout")
+    ticker.cancel()
+    assert results[0].id == NCCL_ID and ticks >= 20

@@ -65,6 +65,11 @@ class KnowledgeBase:
                 self._index = self._load_index()
             return self._index
 
+    @property
+    def index_loaded(self) -> bool:
+        """Whether ``index`` answers at once (else it loads, or waits for the build, first)."""
+        return self._index is not None
+
     def _load_index(self) -> SearchIndex:
         from bot.kb.search import SearchIndex  # rapidfuzz: imported only by the commands that search
 
