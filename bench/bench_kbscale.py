@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import gc
 import json
 import os
 import re
@@ -84,27 +85,31 @@ def _branches(pattern: str) -> list[str]:
 
 
 def _unique_branch(pattern: str, suffix: str) -> tuple[str, str | None]:
-    """``pattern`` with its first plain word (outside classes, not a group name) made unique."""
-    depth = 0
-    j = 0
+    """``pattern`` with a word every match needs made unique: the first plain word outside any group and
+    class that no quantifier makes optional, or else a unique word put in front. A word inside an
+    optional group (``(?:error )?TS2322``) would leave the clone matching every paste of the original:
+    a near-duplicate entry, which no real KB holds (46 to 230 of them answered one paste)."""
+    depth, in_class, j, starts_word = 0, False, 0, True
     while j < len(pattern):
         c = pattern[j]
-        if c == "\\":
-            j += 2
+        if c == "\\":  # an escape (\b, \d, \.) is never part of a plain word
+            j, starts_word = j + 2, True
             continue
-        if c == "[":
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+        elif c == "(":
             depth += 1
-        elif c == "]" and depth:
+        elif c == ")":
             depth -= 1
-        elif depth == 0 and c.isalpha():
+        elif depth == 0 and c.isalpha() and starts_word:
             m = _WORD.match(pattern, j)
-            if m and (j == 0 or pattern[j - 1] not in "?<"):
+            if m and (m.end() == len(pattern) or pattern[m.end()] not in "?*{"):
                 return pattern[: m.end()] + suffix + pattern[m.end() :], m.group()
-            if m:
-                j = m.end()
-                continue
+        starts_word = not c.isalnum()
         j += 1
-    return pattern, None
+    return f"Errkb{suffix}\\b.*" + pattern, None
 
 
 def _unique(pattern: str, i: int) -> tuple[str, list[str]]:
@@ -116,8 +121,7 @@ def _unique(pattern: str, i: int) -> tuple[str, list[str]]:
         parts.append(changed)
         if word:
             words.append(word)
-    out = "|".join(parts)
-    return (out if words else f"(?:{pattern})(?:#{i})?"), words
+    return "|".join(parts), words
 
 
 def clone(entries: dict[str, Entry], count: int) -> dict[str, Entry]:
@@ -160,7 +164,10 @@ def child(seeds_dir: str, rounds: int, baseline_pastes: int) -> dict:
     start = time.perf_counter()
     kb = KnowledgeBase.load(seeds_dir)
     matcher = kb.matcher
+    matcher.fallback  # noqa: B018 - loaded before matching, as errkb serve does
     load_s = time.perf_counter() - start
+    gc.collect()
+    gc.freeze()  # as errkb serve does after start: full collections then skip the KB's objects
     entries = kb.entries
     items = pastes()
     loaded_rss = rss_mib()
