@@ -36,9 +36,9 @@ from bot.service import ChatService
 from bot.slack import front, listeners
 from bot.slack.errors import MALFORMED, failure
 from bot.slack.gateway import PACE_PER_SECOND, Gateway
-from bot.slack.listeners import installs, messages
+from bot.slack.listeners import installs, messages, reactions
 from bot.slack.oauth import WorkspaceClient, authorize, oauth_settings
-from bot.slack.observed import ObservedApp
+from bot.slack.observed import ObservedApp, request_type
 from bot.slack.tasks import Inflight
 from bot.store import Store
 
@@ -103,17 +103,30 @@ def build_app(settings: Settings, service: ErrkbService, store: Store, update_de
 
 
 def http_app(bolt: AsyncApp | None, signing_secret: str, unready: Callable[[], Awaitable[str | None]],
-             quiet: Callable[[dict[str, Any]], bool] | None = None) -> web.Application:
+             quiet: Callable[[dict[str, Any]], bool] | None = None,
+             direct: Callable[[dict[str, Any]], Callable[[], Awaitable[None]] | None] | None = None
+             ) -> web.Application:
     """``POST /slack/events`` (when ``bolt`` is given) behind the verify-first front, health
     and ``GET /metrics`` (Prometheus).
 
     ``unready`` says why errkb cannot do its job now, or None when it can. ``quiet`` says whether a
     (verified) JSON payload needs nothing from errkb (``bot.slack.listeners.messages.quiet``): it is
-    then acked here, counted and logged like any event, without Bolt's dispatch."""
+    then acked here, counted and logged like any event, without Bolt's dispatch. ``direct`` gives the
+    work a payload needs when it can be done without Bolt (``bot.slack.listeners.reactions.direct``)."""
 
     async def events(request: web.Request) -> web.Response:
         assert bolt is not None
         payload = request.get(front.PAYLOAD)
+        job = direct(payload) if direct is not None and payload is not None else None
+        if job is not None:
+            assert payload is not None
+            with metrics.event(request_type(payload)) as handled:
+                try:
+                    await job()
+                except Exception as error:  # as Bolt's error handler would: one line, never the text
+                    handled.outcome = "dropped"
+                    return await to_aiohttp_response(failure(error, handled.type))
+            return web.Response()
         if quiet is not None and payload is not None:
             began = time.perf_counter()
             try:
@@ -233,7 +246,8 @@ async def start(settings: Settings, host: str = "0.0.0.0", port: int | None = No
             return await store.readiness()
 
         runner = web.AppRunner(http_app(None if socket_mode else wiring.app, settings.signing_secret or "", unready,
-                                        partial(messages.quiet, chat=wiring.chat)), access_log=None)
+                                        partial(messages.quiet, chat=wiring.chat),
+                                        partial(reactions.direct, chat=wiring.chat)), access_log=None)
         await runner.setup()
         site = web.TCPSite(runner, host, settings.port if port is None else port)
         await site.start()

@@ -44,6 +44,16 @@ class TestSequences:
         entry = await ErrkbService(harness.bot.kb, harness.store).show(NCCL_ID)  # what `errkb show` reports
         assert (entry.workaround(0).votes_up, entry.evidence_count) == (1, 2)
 
+    async def test_a_vote_counts_whether_or_not_slack_names_the_installation(self, harness, answered):
+        ts = answered.answer.ts
+        await react(harness, p.reaction("+1", ts, user="U_CN"))  # authorizations given: voted without Bolt
+        bare = p.reaction("+1", ts, user="U_TW")
+        del bare["authorizations"]  # an older payload shape: Bolt's dispatch, which asks auth.test
+        await react(harness, bare, p.reaction("+1", ts, user=p.BOT_USER))  # the bot's own reaction never counts
+        await settled_tally(harness, Tally(2, 0))
+        await harness.slack.settle()
+        assert (await tally(harness)) == Tally(2, 0)
+
     async def test_adding_then_removing_undoes_the_vote(self, harness, answered):
         ts = answered.answer.ts
         await react(harness, p.reaction("thumbsup", ts))
