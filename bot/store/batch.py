@@ -18,9 +18,9 @@ from sqlalchemy.dialects.postgresql import asyncpg
 from sqlalchemy.dialects.sqlite import aiosqlite
 from sqlalchemy.sql.compiler import Compiled
 
-from bot.store.models import DIAGNOSIS, DecisionRow, EntryRow, Target
+from bot.store.models import DecisionRow, EntryRow, Target
 from bot.store.records import PostedRow, WriteBatch
-from bot.store.slack_state import REMEMBER
+from bot.store.slack_state import REMEMBER, remembered
 from bot.store.stats import ADD_HITS
 
 _D = DecisionRow.__table__
@@ -77,17 +77,8 @@ async def _statements(driver: Any, dialect: str, batch: WriteBatch, now: float) 
         entry_ids = sorted({r.entry_id for r in batch.messages})
         found = (await driver.execute_fetchall(_LIVE[dialect], (json.dumps(entry_ids),)) if sqlite
                  else await driver.fetch(_LIVE[dialect], entry_ids))
-        live = {(row[1], None if row[2] == DIAGNOSIS else row[3]): row[0]
-                for row in found if row[2] == DIAGNOSIS or row[3] is not None}
-        remembered = []
-        for r in batch.messages:
-            target = live.get((r.entry_id, r.workaround))
-            if target is None:
-                unknown.append(r)
-            else:
-                remembered.append({"w": r.workspace, "c": r.channel, "ts": r.ts, "t": target, "l": r.locale,
-                                   "th": r.thread_ts, "at": now})
-        await many(_REMEMBER[dialect], remembered)
+        values, unknown = remembered(batch.messages, found, now)
+        await many(_REMEMBER[dialect], values)
     await many(_FINISH[dialect], [{"did": i, "yes": True} for i in batch.finished])
     await many(_FORGET[dialect], [{"did": i} for i in batch.forgotten])
     await many(_ADD_HITS[dialect], [{"w": w, "e": e, "l": locale, "d": day.isoformat() if sqlite else day, "n": n}

@@ -4,7 +4,8 @@ and the event ids it has handled (so Slack's retries never produce a second repl
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -46,10 +47,19 @@ REMEMBER = {name: stmt.on_conflict_do_update(
 
 async def remember_messages(conn: AsyncConnection, rows: Sequence[PostedRow], now: float) -> list[PostedRow]:
     """Remember many posted messages at once; returns those whose entry or workaround is unknown (skipped)."""
-    live = {}
-    for row in await conn.execute(_LIVE_TARGETS, {"eids": sorted({r.entry_id for r in rows})}):
-        if row.kind == DIAGNOSIS or row.position is not None:
-            live[(row.entry_id, None if row.kind == DIAGNOSIS else row.position)] = row.id
+    found = await conn.execute(_LIVE_TARGETS, {"eids": sorted({r.entry_id for r in rows})})
+    values, unknown = remembered(rows, [(t.id, t.entry_id, t.kind, t.position) for t in found], now)
+    if values:
+        await conn.execute(REMEMBER[conn.dialect.name], values)
+    return unknown
+
+
+def remembered(rows: Sequence[PostedRow], targets: Iterable[Sequence[Any]], now: float
+               ) -> tuple[list[dict[str, Any]], list[PostedRow]]:
+    """The ``REMEMBER`` values of the posted messages whose target is live among ``targets`` ((id, entry id,
+    kind, position) rows), and the messages whose entry or workaround is unknown."""
+    live = {(entry_id, None if kind == DIAGNOSIS else position): target
+            for target, entry_id, kind, position in targets if kind == DIAGNOSIS or position is not None}
     values, unknown = [], []
     for r in rows:
         target = live.get((r.entry_id, r.workaround))
@@ -58,9 +68,7 @@ async def remember_messages(conn: AsyncConnection, rows: Sequence[PostedRow], no
         else:
             values.append({"w": r.workspace, "c": r.channel, "ts": r.ts, "t": target, "l": r.locale,
                            "th": r.thread_ts, "at": now})
-    if values:
-        await conn.execute(REMEMBER[conn.dialect.name], values)
-    return unknown
+    return values, unknown
 
 
 async def message_target(conn: AsyncConnection, workspace: str, channel: str, ts: str) -> PostedMessage | None:
