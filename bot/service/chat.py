@@ -527,6 +527,7 @@ class ChatService:
         """The workspace uninstalled errkb or revoked its token: delete its data (votes stay as counts)."""
         removed = await self.store.delete_workspace(workspace)
         self.channels.forget_workspace(workspace)
+        self.numbers.forget_workspace(workspace)
         self._vias.forget(workspace)
         log.info("workspace %s removed: %d rows deleted", workspace, removed.total)
 

@@ -46,6 +46,11 @@ class Numbers:
         if workspace in self._warming:
             self._warming[workspace].add(entry_id)
 
+    def forget_workspace(self, workspace: str) -> None:
+        """The workspace's data was deleted: every number is read again (rare: an uninstall)."""
+        self._cache.clear()
+        self._warmed.discard(workspace)
+
     def warm(self, workspace: str) -> None:
         """Load the workspace's numbers in the background, once per process."""
         if workspace in self._warmed:
