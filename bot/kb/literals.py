@@ -49,10 +49,16 @@ def _to_python(pattern: str) -> str:
 @dataclass(frozen=True)
 class Analysis:
     """What one parse of a pattern tells: every set of literals a match must contain one of (each
-    set alone is enough to filter on; the matcher picks the rarest), and its literal words."""
+    set alone is enough to filter on; the matcher picks the rarest), and its literal words.
+
+    ``branches``: for a pattern that is one alternation (``A|B|C``), each alternative's own such sets.
+    ``options`` can join only one set per alternative, chosen by length here; the matcher, which knows
+    how many entries share each literal, joins each alternative's rarest instead (``A`` may end in
+    `` does not exist`` like many messages, and name its package first, like none)."""
 
     options: tuple[frozenset[str], ...]
     words: str
+    branches: tuple[tuple[frozenset[str], ...], ...] = ()
 
 
 def analyze(pattern: str) -> Analysis:
@@ -69,13 +75,40 @@ def analyze(pattern: str) -> Analysis:
     except _Unsupported:
         return Analysis((), words)
     found.extend(s for s in (exact, required) if s)
+    return Analysis(_usable(found), words, _branches(tree))
+
+
+def _usable(found: list[frozenset[str]]) -> tuple[frozenset[str], ...]:
     options = []
     for option in dict.fromkeys(found):
         if "" in option or not all(map(_long_enough, option)):
             continue
         # a string that contains another alternative adds nothing: the shorter one occurs whenever it does
         options.append(frozenset(s for s in option if not any(o != s and o in s for o in option)))
-    return Analysis(tuple(dict.fromkeys(options)), words)
+    return tuple(dict.fromkeys(options))
+
+
+def _branches(tree: list) -> tuple[tuple[frozenset[str], ...], ...]:
+    """Each alternative's required sets when the whole pattern is one alternation (in a group or not);
+    () otherwise, or when an alternative has none."""
+    while len(tree) == 1 and tree[0][0] is sre_c.SUBPATTERN:
+        tree = list(tree[0][1][-1])
+    # Python's parser moves the alternatives' common first characters out in front of them
+    prefix = tree[:-1]
+    if not tree or tree[-1][0] is not sre_c.BRANCH or any(op is not sre_c.LITERAL for op, _av in prefix):
+        return ()
+    out = []
+    for branch in tree[-1][1][1]:
+        found: list[frozenset[str]] = []
+        try:
+            exact, required = _sequence([*prefix, *branch], found)
+        except _Unsupported:
+            return ()
+        sets = _usable([*found, *(s for s in (exact, required) if s)])
+        if not sets:
+            return ()
+        out.append(sets)
+    return tuple(out)
 
 
 def required_literals(pattern: str) -> frozenset[str] | None:

@@ -26,7 +26,7 @@ import re2
 
 from bot.kb.entry import Entry, Problem, compile_regex
 from bot.kb.fallback import MIN_CONFIDENCE, Fallback, error_lines
-from bot.kb.literals import Analysis, analyze
+from bot.kb.literals import MAX_ALTERNATIVES, Analysis, analyze
 from bot.kb.normalize import Normalized, normalize
 from bot.kb.ranking import SEVERITY_RANK, Hit, cause_map, on_warning_line, rank, severity_name
 from bot.kb.seeds import SeedError
@@ -51,6 +51,8 @@ _DOT_NL = re.compile(r"\(\?[imsU-]*s[imsU-]*[:)]")  # a flag group that may let 
 _FRAME_LINE = re.compile(r'^\s+(?:File "[^"]*", line \d+|at [\w$.<>/]+\(|\d+: 0x[0-9a-f]+)')
 _PY_FRAME = re.compile(r'^\s+File "[^"]*", line \d+')
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_WORD_START = re.compile(r"(?<=\W)\w")
+_WORD_END = re.compile(r"\w\b")
 
 
 class MatcherError(SeedError):
@@ -158,21 +160,35 @@ class Matcher:
         if analyses is not None:
             analyses.clear()
             analyses.update(zip(self._patterns, found_list, strict=True))
-        shared = Counter(lit for a in found_list for lit in {lit for option in a.options for lit in option})
+        shared = Counter(lit for a in found_list for lit in {lit for option in (*a.options, *_branch_sets(a))
+                                                              for lit in option})
         # Each literal set alone is required, so a regex can match only where all of them occur:
         # up to MAX_OPTIONS of an entry's rarest sets are checked together (the entry's bit mask).
         automaton = ahocorasick.Automaton()
         self._full: list[int] = []
+        # a long literal is keyed by its MAX_KEY characters that the fewest entries' literals also hold
+        windows = {lit: _windows(lit) for lit in shared if len(lit) > MAX_KEY}
+        held: Counter[str] = Counter()
+        for lit, found_windows in windows.items():
+            for window in found_windows:
+                held[window] += shared[lit]
+        keys = {lit: min(found_windows, key=lambda w: held[w]) for lit, found_windows in windows.items()}
+
+        def rarity(option: frozenset[str]) -> tuple[int, int]:
+            return sum(shared[lit] for lit in option), -min(map(len, option))
+
         for index, analysis in enumerate(found_list):
-            options = sorted(analysis.options, key=lambda o: (sum(shared[lit] for lit in o), -min(map(len, o))))
+            joined = frozenset(lit for sets in analysis.branches for lit in min(sets, key=rarity))
+            extra = (joined,) if analysis.branches and len(joined) <= MAX_ALTERNATIVES else ()
+            options = sorted(dict.fromkeys((*analysis.options, *extra)), key=rarity)
             self._full.append((1 << min(len(options), MAX_OPTIONS)) - 1)
             if not options:
                 self._unfiltered.append(index)
                 continue
             for bit, option in enumerate(options[:MAX_OPTIONS]):
-                # any part of a required literal is required too: the automaton keeps its first
-                # MAX_KEY characters, which tell entries apart as well and cost a fraction of the memory
-                for literal in {lit[:MAX_KEY] for lit in option}:
+                # any part of a required literal is required too: the automaton keeps MAX_KEY characters
+                # of it, which tell entries apart as well and cost a fraction of the memory
+                for literal in {keys.get(lit, lit) for lit in option}:
                     owners = automaton.get(literal, ())
                     code = index * 8 + bit
                     if code not in owners:
@@ -316,6 +332,19 @@ class Matcher:
 
             self._fallback_index = self._fallback_cache(build) if self._fallback_cache else build()
         return self._fallback_index
+
+
+def _windows(literal: str) -> list[str]:
+    """``MAX_KEY`` characters of a longer literal from each place a word starts and up to each place one
+    ends, in order (variants of one message often differ only past their first words, or in a suffix)."""
+    last = len(literal) - MAX_KEY
+    starts = [0, *(m.start() for m in _WORD_START.finditer(literal)),
+              *(m.end() - MAX_KEY for m in _WORD_END.finditer(literal)), last]
+    return list(dict.fromkeys(literal[i : i + MAX_KEY] for i in starts if 0 <= i <= last))
+
+
+def _branch_sets(analysis: Analysis) -> list[frozenset[str]]:
+    return [option for sets in analysis.branches for option in sets]
 
 
 def _syntax_error(pattern: str) -> str | None:

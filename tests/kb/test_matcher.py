@@ -185,3 +185,26 @@ def test_one_regex_costs_bounded_memory_on_a_large_paste(nccl_raw):
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     assert blowup.match(text) == []
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 64 * 1024  # KiB
+
+
+def test_variants_of_one_message_are_not_run_on_each_others_pastes(nccl_raw):
+    # Entries that share most of their text (a common tail in each alternative, a long common start) are
+    # told apart by what is their own: each alternative's rarest literal, a long literal's rarest part.
+    entries = [entry(nccl_raw, "apt/locate", r"E: Unable to locate package \S+|E: Package '[^']+' has no installation "
+                                             r"candidate", "E: Unable to locate package foo"),
+               entry(nccl_raw, "celery/retry", r"CPendingDeprecationWarning: The broker_connection_retry configuration",
+                     "CPendingDeprecationWarning: The broker_connection_retry configuration setting")]
+    for i in range(30):
+        word = "".join(chr(97 + (i // 26**k) % 26) for k in range(3))
+        entries.append(entry(nccl_raw, f"apt/locate-{word}", rf"E: Unable{word} to locate package \S+|"
+                                                           rf"E: Package{word} '[^']+' has no installation candidate",
+                             f"E: Unable{word} to locate package foo"))
+        entries.append(entry(nccl_raw, f"celery/retry-{word}", rf"CPendingDeprecationWarning{word}: The "
+                                                              r"broker_connection_retry configuration",
+                             f"CPendingDeprecationWarning{word}: The broker_connection_retry configuration"))
+    kb = Matcher({e.id: e for e in entries})
+    for paste, wanted in [("E: Package 'python3.12-venv' has no installation candidate", "apt/locate"),
+                          ("CPendingDeprecationWarning: The broker_connection_retry configuration setting will",
+                           "celery/retry")]:
+        assert [kb._ids[i] for i in kb.candidates(paste)] == [wanted]
+        assert [m.entry_id for m in kb.match(paste)] == [wanted]
