@@ -40,7 +40,7 @@ REGEX_BYTES_PER_INST = 160  # per program instruction, forward and reverse, and 
 # [\s\S]{0,400} needs a larger DFA cache, without which RE2 falls back to its NFA (100x slower).
 # The DFA grows only as far as searches take it.
 MATCH_MAX_MEM = 8 << 20
-MAX_KEY = 16  # characters of a required literal the prefilter keys it by (its rarest such part)
+MAX_KEY = 20  # characters of a required literal the prefilter keys it by (its rarest such part)
 MAX_OPTIONS = 3  # literal sets of one entry that must all occur before its regex runs
 MAX_UNFILTERED = 2000  # regexes without a required literal that may be tried on every paste
 # A counted repetition C{m,n} with n at least this compiles to n copies of C (thousands of instructions
