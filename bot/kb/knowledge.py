@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from bot.kb.entry import Entry
 from bot.kb.fallback import Fallback
@@ -22,6 +22,8 @@ from bot.kb.seeds import Seeds, code_digest, has_cached, load_seeds, read_cached
 
 if TYPE_CHECKING:
     from bot.kb.search import SearchIndex
+
+T = TypeVar("T")
 
 
 class KnowledgeBase:
@@ -35,22 +37,21 @@ class KnowledgeBase:
         digest = self.entries.digest if isinstance(self.entries, Seeds) else None
         if digest is None:
             return Matcher(self.entries)
-        matcher = read_cached("matcher", digest)
-        if not isinstance(matcher, Matcher) or len(matcher) != len(self.entries):
+
+        def build_matcher() -> Matcher:
             # the regexes' analyses are kept by the code's hash alone: an edit re-analyses only its regex
             code = code_digest()
             analyses = read_cached("analyses", code)
             analyses = analyses if isinstance(analyses, dict) else {}
-            matcher = Matcher(self.entries, analyses)
-            write_cached("matcher", digest, matcher)
+            built = Matcher(self.entries, analyses)
             write_cached("analyses", code, analyses)
+            return built
+
+        matcher = _kept("matcher", digest, build_matcher,
+                        lambda found: isinstance(found, Matcher) and len(found) == len(self.entries))
 
         def fallback(build: Callable[[], Fallback]) -> Fallback:
-            index = read_cached("fallback", digest)
-            if not isinstance(index, Fallback):
-                index = build()
-                write_cached("fallback", digest, index)
-            return index
+            return _kept("fallback", digest, build, lambda found: isinstance(found, Fallback))
 
         matcher.attach(self.entries, fallback)
         return matcher
@@ -76,11 +77,8 @@ class KnowledgeBase:
         digest = self.entries.digest if isinstance(self.entries, Seeds) else None
         if digest is None:
             return SearchIndex(self.entries)
-        index = read_cached("search", digest)
-        if not isinstance(index, SearchIndex) or len(index) != len(self.entries):
-            index = SearchIndex(self.entries)
-            write_cached("search", digest, index)
-        return index
+        return _kept("search", digest, lambda: SearchIndex(self.entries),
+                     lambda found: isinstance(found, SearchIndex) and len(found) == len(self.entries))
 
     def prepare_index(self) -> threading.Thread | None:
         """Start building the search index in the background if a search would have to build it (the
@@ -101,3 +99,13 @@ class KnowledgeBase:
     def load(cls, seeds_dir: str | Path) -> KnowledgeBase:
         """Load and validate a seeds directory (raises ``SeedError`` with every problem)."""
         return cls(load_seeds(seeds_dir))
+
+
+def _kept(kind: str, digest: str, build: Callable[[], T], usable: Callable[[object], bool]) -> T:
+    """The ``kind`` kept in the KB snapshot under ``digest`` when usable, else built and kept."""
+    found = read_cached(kind, digest)
+    if usable(found):
+        return found  # type: ignore[return-value]
+    built = build()
+    write_cached(kind, digest, built)
+    return built
