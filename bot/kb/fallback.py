@@ -10,6 +10,11 @@ much of the entry's wording the line covers, times (less strongly) how much of t
 halved when the exception types differ, and lowered when another entry fits the line nearly as well.
 ``CALIBRATION`` turns that score into the share of answers that were right at that score on the
 calibration run (``bench/calibrate_fallback.py``); an answer is given only at ``MIN_CONFIDENCE``.
+
+A score can reach ``FLOOR`` only when the line holds most of an entry wording's weight, so looking
+for confident answers alone reads each wording under its heaviest words only (a prefix filter, as
+in similarity joins): at 50,000 entries a line with common words (``npm ERR!``) then scores tens
+of wordings, not thousands, and finds exactly the answers the full search would.
 """
 
 from __future__ import annotations
@@ -40,6 +45,9 @@ LINE_COVERAGE_WEIGHT = 0.3  # the line may say more than a signature (values, co
 UNKNOWN_WORD_WEIGHT = 0.3  # a word no entry has is often a value (a name, a host) ...
 QUOTED_WORD_WEIGHT = 0.5
 STOPWORD_SHARE = 0.3  # a word in more than this share of entries says nothing about which one
+# The lowest raw score that can matter to a confident answer: one at MIN_CONFIDENCE, or a runner-up
+# close enough to lower it. A little lower, so float rounding never drops a wording at the edge.
+FLOOR = min(raw for raw, share in CALIBRATION if share >= MIN_CONFIDENCE) - AMBIGUITY_MARGIN - 0.01
 
 _ERROR_LINE = re.compile(
     r"""^(?:
@@ -175,16 +183,35 @@ class Fallback:
                 fill[t] += 1
         self._post = post
         self._rare = max(64, docs // 100)
+        # A wording scores at most hit / its total, so one at FLOOR or above shares with the line at
+        # least one of its heaviest words that weigh more than (1 - FLOOR) of it: index it under those.
+        heads: list[tuple[int, int]] = []  # (token, doc)
+        for d in range(docs):
+            total, held = self._doc_total[d], 0.0
+            for t in sorted(flat[start[d] : start[d + 1]], key=weight.__getitem__, reverse=True):
+                if total <= 0 or held > (1 - FLOOR) * total:
+                    break
+                heads.append((t, d))
+                held += weight[t]
+        heads.sort()
+        counts = array("I", [0]) * (len(self._token) + 1)  # CSR again: token t heads docs head[hstart[t]:hstart[t+1]]
+        for t, _d in heads:
+            counts[t + 1] += 1
+        for i in range(1, len(counts)):
+            counts[i] += counts[i - 1]
+        self._hstart, self._head = counts, array("I", (d for _t, d in heads))
 
-    def guess(self, text: str, exclude: str | None = None, after: int = 0) -> list[Guess]:
+    def guess(self, text: str, exclude: str | None = None, after: int = 0, sure: bool = False) -> list[Guess]:
         """Entries for the error lines of ``text``, best first, however low their confidence.
 
         A line that two entries fit about equally well says little about either: the best one's
         score is lowered by how close the runner-up comes (``exclude`` leaves one entry out, as if
-        the KB did not hold it); ``after`` skips the lines that start before that offset."""
+        the KB did not hold it); ``after`` skips the lines that start before that offset. ``sure``:
+        only guesses that can reach ``MIN_CONFIDENCE`` are wanted (they come out the same, faster;
+        others may be missing)."""
         best: dict[str, Guess] = {}
         for start, line in error_lines(text, after):
-            scored = [(e, raw) for e, raw in self._score(line, keep=4) if e != exclude]
+            scored = [(e, raw) for e, raw in self._score(line, keep=4, sure=sure) if e != exclude]
             for rank, (entry_id, raw) in enumerate(scored):
                 runner_up = max((r for i, (_e, r) in enumerate(scored) if i != rank), default=0.0)
                 raw = max(0.0, raw - AMBIGUITY_PENALTY * max(0.0, runner_up - raw + AMBIGUITY_MARGIN))
@@ -193,7 +220,7 @@ class Fallback:
                     best[entry_id] = found
         return sorted(best.values(), key=lambda g: (g.raw, g.start), reverse=True)
 
-    def _score(self, line: str, keep: int = 3) -> list[tuple[str, float]]:
+    def _score(self, line: str, keep: int = 3, sure: bool = False) -> list[tuple[str, float]]:
         bare, quoted = split_quoted(line)
         required = {self._token.get(w, -1 - i): w for i, w in enumerate(words(bare))}
         optional = {self._token[w] for w in quoted if w in self._token} - set(required)
@@ -204,10 +231,14 @@ class Fallback:
         present = [t for t in (*required, *optional) if t >= 0 and weight[t] > 0]
         if not present:
             return []
-        size = {t: pstart[t + 1] - pstart[t] for t in present}
-        rare = [t for t in present if size[t] <= self._rare]
-        seeds = rare or [min(present, key=size.__getitem__)]
-        docs = {d for t in seeds for d in self._post[pstart[t] : pstart[t + 1]]}
+        if sure:
+            hstart = self._hstart
+            docs = {d for t in present for d in self._head[hstart[t] : hstart[t + 1]]}
+        else:
+            size = {t: pstart[t + 1] - pstart[t] for t in present}
+            rare = [t for t in present if size[t] <= self._rare]
+            seeds = rare or [min(present, key=size.__getitem__)]
+            docs = {d for t in seeds for d in self._post[pstart[t] : pstart[t + 1]]}
         wanted = {t: weight[t] for t in present}
         kind = exception_type(line)
         per_entry: dict[int, float] = {}

@@ -273,7 +273,7 @@ class Matcher:
         hits = self._hits(plain)
         after = max((h.end for h in hits if h.severity >= SEVERITY_RANK["error"]), default=0)
         found = {h.entry_id for h in hits}
-        guesses = self.fallback.guess(plain.text, after=after) if error_lines(plain.text, after) else []
+        guesses = self.fallback.guess(plain.text, after=after, sure=True) if error_lines(plain.text, after) else []
         for guess in guesses:
             if guess.confidence < MIN_CONFIDENCE:
                 break

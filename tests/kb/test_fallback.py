@@ -9,6 +9,7 @@ import pytest
 from bot.kb.entry import Entry
 from bot.kb.fallback import CALIBRATION, MIN_CONFIDENCE, Fallback, confidence, error_lines, words
 from bot.kb.normalize import normalize
+from tests.conftest import PASTES
 
 
 def test_numbers_paths_hex_and_urls_are_masked_and_chinese_is_read_in_bigrams():
@@ -107,3 +108,40 @@ def test_chat_that_names_errors_gets_no_fallback_answer(kb_module):
     for chat in ["is the KeyError from yesterday fixed?", "except ConnectionError: retry()", "0 failed, 12 passed",
                  "RuntimeError: something completely unrelated happened in the loader"]:
         assert [m for m in kb_module.matcher.match(normalize(chat)) if m.how == "fuzzy"] == []
+
+
+def _confident(guesses) -> list[tuple[str, float]]:
+    return [(g.entry_id, g.confidence) for g in guesses if g.confidence >= MIN_CONFIDENCE]
+
+
+def test_looking_only_for_confident_answers_finds_exactly_the_ones_an_exhaustive_search_finds(kb_module, fallback):
+    exhaustive = copy.copy(fallback)
+    exhaustive._rare = 1 << 30  # every wording that shares a word with the line is scored
+    lines = [text for e in kb_module.entries.values() for text in (e.signature, *e.aliases)]
+    lines += [normalize(p.read_text(encoding="utf-8", errors="replace")).text
+              for p in sorted(PASTES.glob("*/*/*.txt"))]
+    answered = 0
+    for line in lines[::2]:
+        expected = _confident(exhaustive.guess(line))
+        assert _confident(fallback.guess(line, sure=True)) == expected, line
+        answered += bool(expected)
+    assert answered > 500
+
+
+def test_a_common_word_does_not_make_the_confident_search_read_every_wording_that_has_it(nccl_raw):
+    # 400 of 1,401 wordings share "npm err": a confident answer can come only from one whose heaviest words
+    # the line has
+    def word(i: int) -> str:
+        return "".join(chr(97 + int(c)) for c in str(i))
+
+    npm = [_entry(nccl_raw, f"x/n{i}", f"npm ERR! code widget{word(i)}") for i in range(400)]
+    other = [_entry(nccl_raw, f"x/o{i}", f"GadgetError: sprocket{word(i)} failed") for i in range(1000)]
+    target = _entry(nccl_raw, "x/t", "npm ERR! frobnicator jammed while resolving")
+    fb = Fallback({e.id: e for e in [*npm, *other, target]})
+    heads = {fb._ids[fb._owner[d]] for t in range(len(fb._token)) for d in fb._head[fb._hstart[t]:fb._hstart[t + 1]]}
+    assert len(heads) == 1401  # each wording is reachable ...
+    npm = fb._token["npm"]
+    assert fb._pstart[npm + 1] - fb._pstart[npm] >= 401
+    assert fb._hstart[npm + 1] - fb._hstart[npm] == 0  # ... but not through the word 401 of them share
+    found = fb.guess("npm ERR! frobnicator jammed while resolving", sure=True)
+    assert [g.entry_id for g in found if g.confidence >= MIN_CONFIDENCE] == ["x/t"]
