@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import re
 import sys
 import zlib
@@ -54,6 +55,36 @@ REGEX_MAX_MEM = 2 << 20
 def pack(raw: dict[str, Any]) -> bytes:
     """An entry's JSON, compact and compressed (what :meth:`Entry.packed` keeps)."""
     return zlib.compress(json.dumps(raw, ensure_ascii=False, separators=(",", ":")).encode("utf-8"), 6)
+
+
+class EntryFile:
+    """A file of packed entries (the KB snapshot's), read on demand: a large KB's entries then stay on
+    disk, not in the process's memory (``os.pread``, so nothing read counts in the RSS either).
+    Snapshot files are only ever replaced, never rewritten, so an open one stays what was written."""
+
+    __slots__ = ("_fd",)
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self._fd = os.open(path, os.O_RDONLY)
+
+    def stat(self) -> os.stat_result:
+        return os.fstat(self._fd)
+
+    def __reduce__(self) -> Any:
+        raise TypeError("an open KB snapshot file is not copied or pickled (its entries are, as bytes)")
+
+    def read(self, at: int, size: int) -> bytes:
+        data = os.pread(self._fd, size, at)
+        if len(data) != size:
+            raise OSError(f"the KB snapshot ended early (wanted {size} bytes at {at})")
+        return data
+
+    def __del__(self) -> None:
+        os.close(self._fd)
+
+
+# where a stored entry's packed bytes are: its file, offset and size
+Stored = tuple[EntryFile, int, int]
 
 
 @lru_cache(maxsize=256)
@@ -118,13 +149,14 @@ class Entry:
     A KB of tens of thousands of entries keeps each one packed (:meth:`packed`: its JSON,
     compressed) and reads it on access, a few recent ones kept parsed: a paste needs only the
     entries it matched, and a packed entry costs about a third of its file instead of several times it.
+    Loaded from the KB snapshot, the packed bytes stay in its file (:class:`EntryFile`).
     """
 
     __slots__ = ("_ends", "_packed", "_raw", "_works", "id", "source", "translations")
 
     def __init__(self, raw: dict[str, Any], source: str = "", translations: dict[str, Any] | None = None) -> None:
         self._raw: dict[str, Any] | None = raw
-        self._packed: bytes | None = None
+        self._packed: bytes | Stored | None = None
         self.source = source
         # Chinese text kept beside an entry whose file must stay as its author wrote it
         # (seeds/_translations/<domain>/<slug>.json); ``raw`` never sees it.
@@ -135,9 +167,9 @@ class Entry:
         self._ends: tuple[DeadEnd, ...] | None = None
 
     @classmethod
-    def packed(cls, entry_id: str, packed: bytes, source: str = "",
+    def packed(cls, entry_id: str, packed: bytes | Stored, source: str = "",
                translations: dict[str, Any] | None = None) -> Entry:
-        """An entry kept as :func:`pack` made it, read when a field is first wanted."""
+        """An entry kept as :func:`pack` made it (or where a file holds that), read when a field is wanted."""
         entry = cls.__new__(cls)
         entry._raw, entry._packed, entry.source = None, packed, source
         entry.translations = translations if translations is not None else {}
@@ -147,12 +179,21 @@ class Entry:
 
     @property
     def raw(self) -> dict[str, Any]:
-        return self._raw if self._raw is not None else _unpack(self._packed or b"")
+        return self._raw if self._raw is not None else _unpack(self.packed_raw)
 
     @property
     def packed_raw(self) -> bytes:
         """The entry's JSON as :func:`pack` made it (what a snapshot stores)."""
-        return self._packed if self._packed is not None else pack(self.raw)
+        packed = self._packed
+        if isinstance(packed, tuple):
+            file, at, size = packed
+            return file.read(at, size)
+        return packed if packed is not None else pack(self.raw)
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        if isinstance(self._packed, tuple):  # copied or pickled with its bytes, not the open file
+            return Entry.packed, (self.id, self.packed_raw, self.source, self.translations)
+        return super().__reduce_ex__(protocol)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Entry):

@@ -6,7 +6,8 @@ snapshot instead of validating again; any edited, added or removed file makes a 
 matcher built from them is kept the same way (:mod:`bot.kb.knowledge`). Snapshots are pickles of
 our own data in ``$ERRKB_CACHE`` (default ``~/.cache/errkb``; ``off`` disables them), written
 readable by the user only; one that is corrupt, from another version, or not the user's own
-private file is ignored and rebuilt.
+private file is ignored and rebuilt. The entries themselves (packed) are kept in a file of their own
+beside it and read from there on demand, so a loaded KB holds little more than their ids in memory.
 """
 
 from __future__ import annotations
@@ -25,11 +26,11 @@ import ahocorasick
 
 from bot.kb import entry as entry_module
 from bot.kb.amend import amended
-from bot.kb.entry import Entry, Problem, dangling_links, pack, validate_entry, validate_translations
+from bot.kb.entry import Entry, EntryFile, Problem, dangling_links, pack, validate_entry, validate_translations
 
 TRANSLATIONS_DIR = "_translations"
 CACHE_ENV = "ERRKB_CACHE"
-SNAPSHOT_FORMAT = "2"
+SNAPSHOT_FORMAT = "3"
 
 
 class Seeds(dict[str, Entry]):
@@ -104,21 +105,65 @@ def load_seeds(directory: str | Path) -> Seeds:
     """All entries of a valid seeds directory; raises :class:`SeedError` listing every problem."""
     root = Path(directory)
     digest = _fingerprint(root)
-    cached = read_cached("seeds", digest) if digest else None
-    if isinstance(cached, list):
-        try:
-            return Seeds({entry_id: Entry.packed(entry_id, packed, source, translations or None)
-                          for entry_id, source, packed, translations in cached}, digest=digest)
-        except (TypeError, ValueError):
-            pass  # not what this version writes: validate again
+    if digest and (stored := _stored(digest)) is not None:
+        return stored
     entries, problems = read_seeds(root)
     if problems:
         raise SeedError(problems)
     if not entries:
         raise SeedError([Problem(str(directory), "", "contains no entries (expected <domain>/<slug>.json)")])
-    if digest:
-        write_cached("seeds", digest, [(e.id, e.source, e.packed_raw, e.translations) for e in entries.values()])
+    if digest and _store(digest, entries) and (stored := _stored(digest)) is not None:
+        return stored  # the entries' bytes from the file just written: out of memory from the first load on
     return Seeds(entries, digest=digest)
+
+
+def _entries_file(cache: Path, digest: str) -> Path:
+    return cache / f"entries-{digest[:32]}.bin"
+
+
+def _header(digest: str) -> bytes:
+    return f"errkb entries {digest}\n".encode()
+
+
+def _store(digest: str, entries: Mapping[str, Entry]) -> bool:
+    """Write the entries' file and the snapshot that says where each one is in it."""
+    cache = _cache_dir()
+    if cache is None:
+        return False
+    data, places = bytearray(_header(digest)), []
+    for e in entries.values():
+        packed = e.packed_raw
+        places.append((e.id, e.source, len(data), len(packed), e.translations))
+        data += packed
+    path = _entries_file(cache, digest)
+    if not _write_file(path, bytes(data)):
+        return False
+    for old in cache.glob("entries-*.bin"):
+        if old != path:
+            old.unlink(missing_ok=True)
+    write_cached("seeds", digest, (len(data), places))
+    return True
+
+
+def _stored(digest: str) -> Seeds | None:
+    """The entries of the snapshot of ``digest``, read from its entries' file on demand; None when
+    either file is missing or does not belong with the other (the seeds are then validated again)."""
+    cached = read_cached("seeds", digest)
+    cache = _cache_dir()
+    if cache is None or not isinstance(cached, tuple) or len(cached) != 2:
+        return None
+    size, places = cached
+    try:
+        file = EntryFile(_entries_file(cache, digest))
+        st = file.stat()
+        if st.st_uid != os.getuid() or st.st_mode & 0o022 or st.st_size != size:
+            return None
+        if file.read(0, len(_header(digest))) != _header(digest):
+            return None
+        return Seeds({entry_id: Entry.packed(entry_id, (file, at, length), source, translations or None)
+                      for entry_id, source, at, length, translations in places}, digest=digest)
+    except (OSError, TypeError, ValueError):
+        return None
 
 
 def _cache_dir() -> Path | None:

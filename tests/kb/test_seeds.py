@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 
@@ -186,3 +187,33 @@ def test_off_keeps_no_snapshot(tmp_path, monkeypatch, nccl_raw):
     write_entry(tmp_path / "seeds", nccl_raw)
     assert load_seeds(tmp_path / "seeds").digest is None
     assert not (tmp_path / "xdg").exists()
+
+
+def test_entries_load_from_their_own_file_and_read_the_same_after_it_is_replaced(tmp_path, monkeypatch, nccl_raw):
+    monkeypatch.setenv("ERRKB_CACHE", str(tmp_path / "cache"))
+    path = write_entry(tmp_path / "seeds", nccl_raw)
+    first = load_seeds(tmp_path / "seeds")
+    (stored,) = (tmp_path / "cache").glob("entries-*.bin")
+    assert stored.stat().st_mode & 0o077 == 0
+    assert copy.deepcopy(first[NCCL_ID]) == first[NCCL_ID]  # a copy carries the bytes, not the open file
+    nccl_raw["signature"] = "an edited signature"
+    path.write_text(json.dumps(nccl_raw), encoding="utf-8")
+    edited = load_seeds(tmp_path / "seeds")
+    assert [p.name for p in (tmp_path / "cache").glob("entries-*.bin")] != [stored.name]  # the old file is gone…
+    assert first[NCCL_ID].signature != edited[NCCL_ID].signature == "an edited signature"  # …yet still read
+
+
+@pytest.mark.parametrize("damage", ["truncated", "other", "shared"])
+def test_a_damaged_or_foreign_entries_file_is_ignored(tmp_path, monkeypatch, nccl_raw, damage):
+    monkeypatch.setenv("ERRKB_CACHE", str(tmp_path / "cache"))
+    write_entry(tmp_path / "seeds", nccl_raw)
+    load_seeds(tmp_path / "seeds")
+    (stored,) = (tmp_path / "cache").glob("entries-*.bin")
+    data = stored.read_bytes()
+    if damage == "truncated":
+        stored.write_bytes(data[:-10])
+    elif damage == "other":
+        stored.write_bytes(b"errkb entries 0000" + data[18:])
+    else:
+        stored.chmod(0o666)
+    assert load_seeds(tmp_path / "seeds")[NCCL_ID].raw == nccl_raw
