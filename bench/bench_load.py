@@ -299,8 +299,11 @@ def measure(name: str, rate: int, events: list[Event], fake: FakeSlack, answered
         slow = sorted(((posts[(e.channel, e.ts)][0].at - e.sent_at, e) for e in events
                        if e.paste is not None and posts.get((e.channel, e.ts))), key=lambda x: -x[0])[:5]
         for seconds, e in slow:
-            print(f"  slow {seconds * 1e3:.0f} ms {e.channel} {json.loads(e.body)['event']['user']} "
-                  f"{e.paste.splitlines()[-1][:80]!r}")
+            print(f"  slow {seconds * 1e3:.0f} ms at {e.sent_at - events[0].sent_at:.2f} s {e.channel} "
+                  f"{json.loads(e.body)['event']['user']} {e.paste.splitlines()[-1][:80]!r}")
+        acks = sorted(events, key=lambda e: -e.ack)[:8]
+        print("  slowest acks: " + ", ".join(f"{e.ack * 1e3:.0f} ms at {e.sent_at - events[0].sent_at:.2f} s"
+                                             f"{' (paste)' if e.paste else ''}" for e in acks))
     return Result(name, rate, [e.ack for e in events], firsts, lost, dup, expected, errors, rss)
 
 

@@ -208,6 +208,7 @@ class Matcher:
     def _init(self) -> None:
         self.unusable: set[str] = set()  # entries whose regex could not be compiled when needed
         self._compiled = RegexCache(self._compile, COMPILED_BUDGET)
+        self._ahead = 0  # the regexes before this one were compiled ahead of need (warm)
         self._entries: Mapping[str, Entry] | None = None
         self._fallback_index: Fallback | None = None
         self._fallback_cache: Callable[[Callable[[], Fallback]], Fallback] | None = None
@@ -248,6 +249,20 @@ class Matcher:
         except re2.error:
             self.unusable.add(self._ids[index])
             return None
+
+    def warm(self, count: int = 20) -> bool:
+        """Compile up to ``count`` more regexes ahead of need, in KB order, as pastes will want them (bounds
+        kept, and lifted); True once all are, or the cache holds half its budget (what is left is kept for
+        the regexes pastes ask for)."""
+        for _ in range(count):
+            if self._ahead >= len(self._ids) or self._compiled.bytes >= self._compiled.budget // 2:
+                return True
+            index = self._ahead
+            self._ahead += 1
+            self._compiled((index, 0))
+            if bounds := self._bounds.get(index):
+                self._compiled((index, (1 << len(bounds)) - 1))
+        return self._ahead >= len(self._ids)
 
     def candidates(self, text: str) -> list[int]:
         """Indices of the entries whose required literal occurs in ``text`` (plus the unfiltered)."""

@@ -208,3 +208,26 @@ def test_variants_of_one_message_are_not_run_on_each_others_pastes(nccl_raw):
                            "celery/retry")]:
         assert [kb._ids[i] for i in kb.candidates(paste)] == [wanted]
         assert [m.entry_id for m in kb.match(paste)] == [wanted]
+
+
+def test_regexes_compiled_ahead_of_need_answer_the_same_and_stop_at_half_the_budget(kb):
+    from bot.kb.matcher import Matcher
+
+    ahead = Matcher(kb.entries)
+    rounds = 0
+    while not ahead.warm(count=100):
+        rounds += 1
+    assert rounds >= len(kb.entries) // 100 - 1  # a few at a time, between events
+    compiled = ahead.cache_info()["compiled"]
+    assert compiled >= len(kb.entries)  # the bundled KB fits whole
+    from tests.conftest import PASTES
+
+    paste = next(iter(sorted(PASTES.glob("pytorch/*/*.txt")))).read_text(encoding="utf-8")
+    assert ahead.match(paste) == kb.matcher.match(paste) != []
+    assert ahead.cache_info()["compiled"] == compiled  # nothing left to compile for it
+
+    small = Matcher(kb.entries)
+    small._compiled.budget = 1 << 20
+    while not small.warm():
+        pass
+    assert small.cache_info()["bytes"] < 1 << 20 and small.cache_info()["evictions"] == 0
