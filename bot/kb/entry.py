@@ -80,7 +80,8 @@ class EntryFile:
         return data
 
     def __del__(self) -> None:
-        os.close(self._fd)
+        if (fd := getattr(self, "_fd", None)) is not None:  # None: the open itself failed
+            os.close(fd)
 
 
 # where a stored entry's packed bytes are: its file, offset and size
