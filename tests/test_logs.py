@@ -92,7 +92,7 @@ def test_a_traceback_shows_where_and_what_kind_not_the_text_of_a_payload_or_resp
         except SlackApiError as exc:
             raise KeyError(PLANTED) from exc
     except KeyError:
-        record = logging.LogRecord("bot.service.outbox", logging.ERROR, __file__, 1, "a decision failed", (),
+        record = logging.LogRecord("bot.service.runtime.outbox", logging.ERROR, __file__, 1, "a decision failed", (),
                                    sys.exc_info())
     line = _formatted(record)
     assert PLANTED not in line and "zebra" not in line

@@ -26,21 +26,21 @@ from bot.kb.matcher import Match
 from bot.kb.shape import Shape, own_frame, shape
 from bot.render import blocks, summary
 from bot.service import keys
-from bot.service.caches import Expiring
-from bot.service.channels import Channels
+from bot.service.runtime.caches import Expiring
+from bot.service.runtime.channels import Channels
 from bot.service.incoming import Click, Command, Incoming
 from bot.service.locales import Locales
-from bot.service.numbers import Numbers
-from bot.service.outbox import Job, Later, Outbox
+from bot.service.runtime.numbers import Numbers
+from bot.service.runtime.outbox import Job, Later, Outbox
 from bot.service.plans import About, Message, Plan, Post, Publish, Reply, Sent, Thread, Update, Whisper
 from bot.service.ports import Author, Outlet, Via
 from bot.service.suggest import Suggestions
 from bot.service.teaching import Teaching
 from bot.service.team import TeamKnowledge
 from bot.service.unknowns import Unknowns
-from bot.service.updates import Refresher
-from bot.service.votes import VoteQueue
-from bot.service.writer import WriteBehind
+from bot.service.runtime.updates import Refresher
+from bot.service.runtime.votes import VoteQueue
+from bot.service.runtime.writer import WriteBehind
 from bot.store import PostedMessage, Store
 from bot.store.records import Decision, PostedRow, VoteEvent
 

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Callable
 
 from bot import i18n
-from bot.service.caches import Expiring
+from bot.service.runtime.caches import Expiring
 from bot.service.ports import Outlet, Via
 from bot.store import Store
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 
 from bot.kb.shape import Shape, shape
-from bot.service.caches import Expiring
+from bot.service.runtime.caches import Expiring
 from bot.store import Store
 from bot.store.records import UnknownError
 

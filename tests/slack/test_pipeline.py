@@ -94,7 +94,7 @@ class TestChatCostsOnlyTheMatch:
 class TestUpdates:
     async def test_an_update_that_runs_out_of_retries_is_sent_again_with_the_latest_numbers(self, harness,
                                                                                           monkeypatch):
-        monkeypatch.setattr("bot.service.updates.RESEND_AFTER", 0.1)
+        monkeypatch.setattr("bot.service.runtime.updates.RESEND_AFTER", 0.1)
         answered = await paste_and_wait(harness)
         ts = answered.answer.ts
         harness.slack.fail_next(500, count=8, method="chat.update")  # two rounds of retries fail

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from bot.service.caches import Expiring
+from bot.service.runtime.caches import Expiring
 
 
 class Clock:

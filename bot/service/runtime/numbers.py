@@ -14,7 +14,7 @@ import logging
 from collections.abc import Callable, Collection
 
 from bot.kb.feedback import EntryFeedback
-from bot.service.caches import Expiring
+from bot.service.runtime.caches import Expiring
 from bot.store import Store
 
 log = logging.getLogger(__name__)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from bot.service.numbers import Numbers
+from bot.service.runtime.numbers import Numbers
 from bot.store import Store
 
 NCCL_ID = "pytorch/nccl-timeout-during-allreduce"

@@ -8,11 +8,11 @@ import time
 
 from prometheus_client import REGISTRY
 
-from bot.service import outbox as outbox_module
+from bot.service.runtime import outbox as outbox_module
 from bot.service import slots
-from bot.service.outbox import MAX_AGE, Outbox
+from bot.service.runtime.outbox import MAX_AGE, Outbox
 from bot.service.ports import Via
-from bot.service.writer import WriteBehind
+from bot.service.runtime.writer import WriteBehind
 from bot.store import Store
 from bot.store.records import Decision
 

@@ -24,7 +24,7 @@ from typing import Any
 from bot import metrics
 from bot.service import slots
 from bot.service.ports import Via
-from bot.service.writer import WriteBehind
+from bot.service.runtime.writer import WriteBehind
 from bot.store import Store
 from bot.store.records import Decision
 
