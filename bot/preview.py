@@ -16,8 +16,8 @@ from pathlib import Path
 
 from bot.cards import Diagnosis
 from bot.i18n import _, current_locale
+from bot.kb.mask import mask
 from bot.render import blocks, page
-from bot.render.mask import mask
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 PASTE_LINES = 14  # the reader's message shows the end of a long paste, as Slack folds it

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from bot.kb.fallback import error_lines
-from bot.render.mask import mask
+from bot.kb.mask import mask
 
 MAX_SHAPE = 300  # characters kept of a masked line
 

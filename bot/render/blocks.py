@@ -5,7 +5,7 @@ reader's own line, the cause in a sentence or two, the best fix with where its n
 and buttons for the rest. 👍/👎 on it vote for the fix it shows. *Other fixes* become one reactable
 message each (:func:`fix_message`); *Why / what not to try* is shown to whoever asked
 (:func:`details_message`). Every text taken from a paste is escaped, so it can never form a link
-or a ``<!channel>`` broadcast, and every message is passed through :func:`bot.render.mask.mask_tree`.
+or a ``<!channel>`` broadcast, and every message is passed through :func:`bot.kb.mask.mask_tree`.
 """
 
 from __future__ import annotations
@@ -15,13 +15,25 @@ from typing import Any
 
 from bot.cards import EntryCard, HomeCard, MatchCard, SearchResultCard, UsageCard, WorkaroundCard
 from bot.i18n import _, current_locale, fmt_number, fmt_percent, ngettext
+from bot.kb.mask import mask_tree
 from bot.render import labels, summary
-from bot.render.mask import mask_tree
-
-SECTION_LIMIT = 3000
-HEADER_LIMIT = 150
-BUTTON_TEXT_LIMIT = 75
-MAX_BLOCKS = 50
+from bot.render.kit import (
+    BUTTON_TEXT_LIMIT,
+    MAX_BLOCKS,
+    SECTION_LIMIT,
+    actions,
+    button,
+    clip,
+    context,
+    divider,
+    escape,
+    header,
+    mrkdwn,
+    option,
+    overflow,
+    section,
+)
+from bot.render.modals import team_home_blocks
 
 ACTION_VOTE_UP = "errkb_vote_up"
 ACTION_VOTE_DOWN = "errkb_vote_down"
@@ -42,31 +54,6 @@ OPTION_SUGGEST_FIX = "suggest_fix"
 RELATED_PER_KIND = 5
 
 Message = dict[str, Any]
-
-
-def escape(text: str) -> str:
-    """Slack mrkdwn escaping: ``& < >`` only, as Slack documents."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _section(markdown: str) -> dict[str, Any]:
-    return {"type": "section", "text": {"type": "mrkdwn", "text": _clip(markdown, SECTION_LIMIT)}}
-
-
-def _context(*markdown: str) -> dict[str, Any]:
-    return {"type": "context", "elements": [{"type": "mrkdwn", "text": _clip(m, SECTION_LIMIT)} for m in markdown]}
-
-
-def _button(text: str, action_id: str, value: str, style: str | None = None) -> dict[str, Any]:
-    button = {"type": "button", "text": {"type": "plain_text", "text": _clip(text, BUTTON_TEXT_LIMIT), "emoji": True},
-              "action_id": action_id, "value": value}
-    if style:
-        button["style"] = style
-    return button
 
 
 def _mark(untranslated: bool) -> str:
@@ -96,7 +83,7 @@ def menu_value(entry_id: str, option: str) -> str:
 
 
 def _message(fallback: str, blocks: list[dict[str, Any]]) -> Message:
-    return mask_tree({"text": _clip(fallback, SECTION_LIMIT), "blocks": blocks[:MAX_BLOCKS]})
+    return mask_tree({"text": clip(fallback, SECTION_LIMIT), "blocks": blocks[:MAX_BLOCKS]})
 
 
 def answer_value(entry_id: str, match: MatchCard | None = None) -> str:
@@ -112,7 +99,7 @@ def answer_value(entry_id: str, match: MatchCard | None = None) -> str:
 
 def _other_language_button(entry_id: str, match: MatchCard | None) -> dict[str, Any]:
     other = "English" if current_locale() == "zh" else "中文"
-    return _button(other, ACTION_TRANSLATE, answer_value(entry_id, match))
+    return button(other, ACTION_TRANSLATE, answer_value(entry_id, match))
 
 
 def _fix_text(workaround: WorkaroundCard) -> str:
@@ -124,8 +111,8 @@ def _fix_text(workaround: WorkaroundCard) -> str:
 
 def _vote_buttons(entry: EntryCard, workaround: WorkaroundCard) -> list[dict[str, Any]]:
     value = vote_value(entry.id, workaround.index)
-    return [_button("👍 " + _("Worked"), ACTION_VOTE_UP, value, "primary"),
-            _button("👎 " + _("Didn't work"), ACTION_VOTE_DOWN, value)]
+    return [button("👍 " + _("Worked"), ACTION_VOTE_UP, value, "primary"),
+            button("👎 " + _("Didn't work"), ACTION_VOTE_DOWN, value)]
 
 
 def answer_message(entry: EntryCard, match: MatchCard | None = None, private: bool = False,
@@ -143,28 +130,25 @@ def answer_message(entry: EntryCard, match: MatchCard | None = None, private: bo
         lines.append("> " + _inline_code(summary.quote(match.line, match.entry.regex)))
     cause = escape(summary.first_sentences(entry.root_cause)) + _mark(entry.root_cause_untranslated)
     lines.append(labels.labelled(f"*{labels.heading('cause')}*", cause))
-    blocks: list[dict[str, Any]] = [_section("\n".join(lines))]
+    blocks: list[dict[str, Any]] = [section("\n".join(lines))]
     best = shown or (entry.workarounds[0] if entry.workarounds else None)
     if best is not None:
-        blocks.append(_section(labels.labelled(f"*{labels.heading('best_fix')}*", _fix_text(best))))
-        blocks.append(_context(labels.success_text(best, entry.verification_tier)))
+        blocks.append(section(labels.labelled(f"*{labels.heading('best_fix')}*", _fix_text(best))))
+        blocks.append(context(labels.success_text(best, entry.verification_tier)))
     blocks += _team_context(entry)
     buttons = _vote_buttons(entry, best) if best is not None else []
     if len(entry.workarounds) > 1:
-        buttons.append(_button(labels.more_fixes_label(len(entry.workarounds) - 1), ACTION_OTHER_FIXES, entry.id))
-    buttons.append(_button(_("Why / what not to try"), ACTION_DETAILS, entry.id))
+        buttons.append(button(labels.more_fixes_label(len(entry.workarounds) - 1), ACTION_OTHER_FIXES, entry.id))
+    buttons.append(button(_("Why / what not to try"), ACTION_DETAILS, entry.id))
     if other_language:
         buttons.append(_other_language_button(entry.id, match))
-    buttons.append({
-        "type": "overflow", "action_id": ACTION_OVERFLOW,
-        "options": [{"text": {"type": "plain_text", "text": _clip(text, BUTTON_TEXT_LIMIT)},
-                     "value": menu_value(entry.id, option)}
-                    for text, option in ((_("Wrong error? Tell us"), OPTION_WRONG_ERROR),
-                                         (_("Suggest a fix"), OPTION_SUGGEST_FIX))],
-    })
-    blocks.append({"type": "actions", "elements": buttons})
+    buttons.append(overflow(ACTION_OVERFLOW, [
+        option(clip(text, BUTTON_TEXT_LIMIT), menu_value(entry.id, choice))
+        for text, choice in ((_("Wrong error? Tell us"), OPTION_WRONG_ERROR), (_("Suggest a fix"), OPTION_SUGGEST_FIX))
+    ]))
+    blocks.append(actions(*buttons))
     if best is not None and not private:
-        blocks.append(_context(_("👍 or 👎 on this message votes for this fix.")))
+        blocks.append(context(_("👍 or 👎 on this message votes for this fix.")))
     fallback = f"{name} — {best.text}" if best is not None else name
     return _message(fallback, blocks)
 
@@ -172,16 +156,16 @@ def answer_message(entry: EntryCard, match: MatchCard | None = None, private: bo
 def fix_message(entry: EntryCard, workaround: WorkaroundCard, rank: int, private: bool = False) -> Message:
     """One of the other fixes, numbered after the first, with its evidence and vote buttons."""
     blocks = [
-        _section(f"*{fmt_number(rank)}.* {_fix_text(workaround)}"),
-        _context(labels.success_text(workaround, entry.verification_tier)),
-        {"type": "actions", "elements": [
-            *_vote_buttons(entry, workaround), _button(_("Suggest a fix"), ACTION_SUGGEST_FIX, entry.id),
-            *([_button(_("Translate this fix"), ACTION_TRANSLATE_FIX, vote_value(entry.id, workaround.index))]
+        section(f"*{fmt_number(rank)}.* {_fix_text(workaround)}"),
+        context(labels.success_text(workaround, entry.verification_tier)),
+        actions(
+            *_vote_buttons(entry, workaround), button(_("Suggest a fix"), ACTION_SUGGEST_FIX, entry.id),
+            *([button(_("Translate this fix"), ACTION_TRANSLATE_FIX, vote_value(entry.id, workaround.index))]
               if workaround.author is not None and workaround.untranslated else []),
-            *([_review_menu(entry.id, workaround)] if workaround.author is not None else [])]},
+            *([_review_menu(entry.id, workaround)] if workaround.author is not None else [])),
     ]
     if not private:
-        blocks.append(_context(_("👍 or 👎 on this message votes for this fix.")))
+        blocks.append(context(_("👍 or 👎 on this message votes for this fix.")))
     return _message(f"{rank}. {workaround.text}", blocks)
 
 
@@ -202,10 +186,9 @@ def review_choice(value: str) -> tuple[str, int, str] | None:
 def _review_menu(entry_id: str, workaround: WorkaroundCard) -> dict[str, Any]:
     """A suggested fix's ⋮ menu for reviewers (anyone else who picks an option is told why not)."""
     labels_ = {"verify": _("Mark verified (reviewers)"), "retire": _("Retire this fix (reviewers)")}
-    return {"type": "overflow", "action_id": ACTION_REVIEW_FIX, "options": [
-        {"text": {"type": "plain_text", "text": labels_[do][:75]},
-         "value": review_value(entry_id, workaround.index, do)}
-        for do in REVIEW_FIX if not (do == "verify" and workaround.verified)]}
+    return overflow(ACTION_REVIEW_FIX, [
+        option(labels_[do][:BUTTON_TEXT_LIMIT], review_value(entry_id, workaround.index, do))
+        for do in REVIEW_FIX if not (do == "verify" and workaround.verified)])
 
 
 def other_fix_messages(entry: EntryCard, private: bool = False) -> list[tuple[Message, int]]:
@@ -217,42 +200,39 @@ def details_message(entry: EntryCard) -> Message:
     """*Why / what not to try*: the whole cause, the dead ends, versions, docs, related errors."""
     name = summary.plain_name(entry.signature)
     blocks: list[dict[str, Any]] = [
-        _section(f"*{escape(name)}*\n" + labels.labelled(f"*{labels.heading('cause')}*", escape(entry.root_cause)
-                                                          + _mark(entry.root_cause_untranslated))),
+        section(f"*{escape(name)}*\n" + labels.labelled(f"*{labels.heading('cause')}*", escape(entry.root_cause)
+                                                         + _mark(entry.root_cause_untranslated))),
     ]
     if entry.dead_ends:
         lines = [f"• {escape(labels.dead_end_text(d))}" for d in entry.dead_ends]
-        blocks.append(_section(f"*{labels.heading('dead_ends')}*\n" + "\n".join(lines)))
+        blocks.append(section(f"*{labels.heading('dead_ends')}*\n" + "\n".join(lines)))
     facts = []
     if entry.versions:
         facts.append(labels.labelled(f"*{labels.heading('versions')}*", escape(", ".join(entry.versions))))
     if entry.official_doc_url:
         url = entry.official_doc_url
-        facts.append(labels.labelled(f"*{labels.heading('docs')}*", f"<{url}|{escape(_clip(url, 80))}>"))
+        facts.append(labels.labelled(f"*{labels.heading('docs')}*", f"<{url}|{escape(clip(url, 80))}>"))
     facts.append(labels.labelled(f"*{labels.heading('trust')}*", escape(labels.trust_text(entry))))
-    blocks.append(_context(*facts))
+    blocks.append(context(*facts))
     blocks += _team_context(entry)
     for kind, related in entry.related.items():
         if not related:
             continue
-        blocks.append(_context(f"*{labels.related_label(kind)}*"))
-        blocks.append({"type": "actions", "elements": [
-            _button(summary.plain_name(r.signature), ACTION_SHOW, r.id) for r in related[:RELATED_PER_KIND]]})
+        blocks.append(context(f"*{labels.related_label(kind)}*"))
+        blocks.append(actions(*(button(summary.plain_name(r.signature), ACTION_SHOW, r.id)
+                                for r in related[:RELATED_PER_KIND])))
     return _message(f"{name} — {entry.root_cause}", blocks)
 
 
 def search_message(query: str, results: list[SearchResultCard]) -> Message:
     """Search results, each with a button to post it to the channel."""
     if not results:
-        return {"text": labels.heading("no_results"), "blocks": [_section(labels.heading("no_results"))]}
-    title = _("Results for “{query}”").format(query=escape(_clip(query, 200)))
-    blocks: list[dict[str, Any]] = [_section(f"*{title}*")]
+        return {"text": labels.heading("no_results"), "blocks": [section(labels.heading("no_results"))]}
+    title = _("Results for “{query}”").format(query=escape(clip(query, 200)))
+    blocks: list[dict[str, Any]] = [section(f"*{title}*")]
     for r in results:
-        blocks.append({
-            "type": "section",
-            "text": {"type": "mrkdwn", "text": _clip(f"*{escape(r.signature)}*\n`{r.id}`", SECTION_LIMIT)},
-            "accessory": _button(_("Post to channel"), ACTION_POST, r.id),
-        })
+        blocks.append({**section(f"*{escape(r.signature)}*\n`{r.id}`"),
+                       "accessory": button(_("Post to channel"), ACTION_POST, r.id)})
     return _message(title, blocks)
 
 
@@ -265,7 +245,7 @@ def count_text(n: int) -> str:
 
 def notice(markdown: str) -> Message:
     """A one-section message; ``markdown`` is ours, with anything user-given already escaped."""
-    return _message(markdown, [_section(markdown)])
+    return _message(markdown, [section(markdown)])
 
 
 def help_lines() -> list[tuple[str, str]]:
@@ -290,8 +270,8 @@ def help_message(lead: str | None = None) -> Message:
               "on the diagnosis, 👍 means I picked the right error.")
     blocks: list[dict[str, Any]] = []
     if lead:
-        blocks.append(_section(lead))
-    blocks += [_section(f"*errkb* — {intro}"), _section("\n".join(lines)), _context(votes)]
+        blocks.append(section(lead))
+    blocks += [section(f"*errkb* — {intro}"), section("\n".join(lines)), context(votes)]
     return _message(lead or intro, blocks)
 
 
@@ -304,23 +284,23 @@ def vote_receipt(workaround: WorkaroundCard) -> Message:
 
 def _usage_blocks(usage: UsageCard) -> list[dict[str, Any]]:
     frequent, trusted = _("Most frequent errors"), _("Most trusted workarounds")
-    blocks: list[dict[str, Any]] = [_section(f"*{frequent}*")]
+    blocks: list[dict[str, Any]] = [section(f"*{frequent}*")]
     if usage.top_entries:
         lines = [f"• *{escape(e.signature)}* `{e.id}` — "
                  + ngettext("{n} match", "{n} matches", e.hits).format(n=fmt_number(e.hits))
                  for e in usage.top_entries]
-        blocks.append(_section("\n".join(lines)))
+        blocks.append(section("\n".join(lines)))
     else:
-        blocks.append(_context(_("No errors matched yet. Paste one in a channel I'm in.")))
-    blocks.append(_section(f"*{trusted}*"))
+        blocks.append(context(_("No errors matched yet. Paste one in a channel I'm in.")))
+    blocks.append(section(f"*{trusted}*"))
     if usage.trusted:
-        lines = [f"• {escape(_clip(t.workaround.text, 300))}{_mark(t.workaround.untranslated)}\n"
+        lines = [f"• {escape(clip(t.workaround.text, 300))}{_mark(t.workaround.untranslated)}\n"
                  f"    _{escape(t.signature)}_ · {labels.people_text(t.workaround)}"
                  f" · {labels.votes_text(t.workaround)}"
                  for t in usage.trusted]
-        blocks.append(_section("\n".join(lines)))
+        blocks.append(section("\n".join(lines)))
     else:
-        blocks.append(_context(_("No votes yet. React 👍 or 👎 on a workaround I posted.")))
+        blocks.append(context(_("No votes yet. React 👍 or 👎 on a workaround I posted.")))
     return blocks
 
 
@@ -328,16 +308,16 @@ def unknown_message(line: str, error_type: str | None, frame: str | None) -> Mes
     """A private answer for an error errkb does not know: what it could still tell (the line is masked),
     and *Add to errkb*, which carries the masked line to the modal."""
     parts = [_("I don't know this error yet. What I can tell:"),
-             "• {} `{}`".format(_("Error line:"), escape(_clip(line, 300).replace("`", "'")))]
+             "• {} `{}`".format(_("Error line:"), escape(clip(line, 300).replace("`", "'")))]
     if error_type:
         parts.append("• {} `{}`".format(_("Error type:"), escape(error_type)))
     if frame:
-        parts.append("• {} `{}`".format(_("Deepest frame in your code:"), escape(_clip(frame, 200))))
-    value = json.dumps({"line": _clip(line, 300)}, ensure_ascii=False, separators=(",", ":"))
+        parts.append("• {} `{}`".format(_("Deepest frame in your code:"), escape(clip(frame, 200))))
+    value = json.dumps({"line": clip(line, 300)}, ensure_ascii=False, separators=(",", ":"))
     return _message(parts[0], [
-        _section("\n".join(parts)),
-        {"type": "actions", "elements": [_button(_("Add to errkb"), ACTION_TEACH, value, "primary")]},
-        _context(_("Know the fix? Teach it to errkb: the next paste of this error here gets your answer.")),
+        section("\n".join(parts)),
+        actions(button(_("Add to errkb"), ACTION_TEACH, value, "primary")),
+        context(_("Know the fix? Teach it to errkb: the next paste of this error here gets your answer.")),
     ])
 
 
@@ -348,32 +328,32 @@ def _team_context(entry: EntryCard) -> list[dict[str, Any]]:
     text = _("Team-written by {author}").format(author=f"<@{entry.team_author}>")
     if entry.verification_tier == "expert_verified":
         text += " · " + _("verified by a reviewer")
-    return [_context(text)]
+    return [context(text)]
 
 
 def _unknown_blocks(home: HomeCard) -> list[dict[str, Any]]:
     """"Errors errkb doesn't know yet": the masked lines only, most frequent first."""
-    blocks: list[dict[str, Any]] = [_section("*{}*".format(_("Errors errkb doesn't know yet")))]
+    blocks: list[dict[str, Any]] = [section("*{}*".format(_("Errors errkb doesn't know yet")))]
     if not home.remembering:
-        blocks.append(_context(_("This workspace doesn't keep them. `/errkb unknown on` keeps the masked error "
+        blocks.append(context(_("This workspace doesn't keep them. `/errkb unknown on` keeps the masked error "
                                  "line of what I could not answer (never the message).")))
     elif home.unknown:
-        lines = ["• `{line}` — {times}".format(line=escape(_clip(u.line, 200).replace("`", "'")),
+        lines = ["• `{line}` — {times}".format(line=escape(clip(u.line, 200).replace("`", "'")),
                                                times=ngettext("{n} time", "{n} times", u.count)
                                                .format(n=fmt_number(u.count)))
                  for u in home.unknown]
-        blocks.append(_section("\n".join(lines)))
-        blocks.append(_context(_("Only the error line is kept, with names, numbers, paths and secrets masked. "
+        blocks.append(section("\n".join(lines)))
+        blocks.append(context(_("Only the error line is kept, with names, numbers, paths and secrets masked. "
                                  "`/errkb unknown off` stops it.")))
     else:
-        blocks.append(_context(_("None so far: every error pasted here was one I know.")))
+        blocks.append(context(_("None so far: every error pasted here was one I know.")))
     return blocks
 
 
 def usage_message(usage: UsageCard) -> Message:
     """``/errkb stats``."""
     title = _("errkb in this workspace")
-    blocks = [_section(f"*{title}*"), *_usage_blocks(usage)]
+    blocks = [section(f"*{title}*"), *_usage_blocks(usage)]
     locales = ", ".join(f"{code}: {fmt_number(n)}" for code, n in sorted(usage.hits_by_locale.items()))
     totals = [
         count_text(usage.entries),
@@ -385,7 +365,7 @@ def usage_message(usage: UsageCard) -> Message:
     ]
     if locales:
         totals.append(_("matches by language: {counts}").format(counts=locales))
-    blocks.append(_context(" · ".join(totals)))
+    blocks.append(context(" · ".join(totals)))
     return {"text": title, "blocks": blocks[:MAX_BLOCKS]}
 
 
@@ -396,29 +376,27 @@ def locale_name(setting: str) -> str:
 def home_view(home: HomeCard) -> dict[str, Any]:
     """The App Home tab: the user's language (changeable here), frequent errors, trusted workarounds,
     the team's own entries."""
-    from bot.render.modals import team_home_blocks  # it builds on this module's helpers
-
-    options = [{"text": {"type": "plain_text", "text": locale_name(s)}, "value": s} for s in ("auto", "en", "zh")]
+    options = [option(locale_name(s), s) for s in ("auto", "en", "zh")]
     chosen = next(o for o in options if o["value"] == home.setting)
     title = _("Your language")
     explained = _("Answers to your pastes and commands come in {language}.").format(language=locale_name(home.locale))
     language = {
         "type": "section",
-        "text": {"type": "mrkdwn", "text": f"*{title}*\n{explained}"},
+        "text": mrkdwn(f"*{title}*\n{explained}"),
         "accessory": {"type": "static_select", "action_id": ACTION_HOME_LOCALE, "options": options,
                       "initial_option": chosen},
     }
     blocks: list[dict[str, Any]] = [
-        {"type": "header", "text": {"type": "plain_text", "text": "errkb"}},
-        _section(_("Paste an error in a channel I'm in and I answer in its thread, in your language.")),
+        header("errkb"),
+        section(_("Paste an error in a channel I'm in and I answer in its thread, in your language.")),
         language,
-        {"type": "divider"},
+        divider(),
         *_usage_blocks(home.usage),
-        {"type": "divider"},
+        divider(),
         *_unknown_blocks(home),
-        {"type": "divider"},
+        divider(),
         *team_home_blocks(home.team),
-        {"type": "divider"},
-        _context(_("Type `/errkb help` for every command.")),
+        divider(),
+        context(_("Type `/errkb help` for every command.")),
     ]
     return {"type": "home", "blocks": blocks[:100]}

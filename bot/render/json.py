@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from bot.cards import Diagnosis, EntryCard, MatchCard, SearchResultCard
+from bot.kb.mask import mask_tree
 from bot.render import labels, summary
-from bot.render.mask import mask_tree
 
 
 def _rate(value: float) -> float:

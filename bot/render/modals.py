@@ -10,7 +10,7 @@ from typing import Any
 from bot.cards import TeamLineCard
 from bot.i18n import _, ngettext
 from bot.kb.propose import Issue
-from bot.render.blocks import _clip, _context, _section, escape
+from bot.render.kit import clip, context, escape, mrkdwn, option, overflow, plain_text, section
 
 CALLBACK_TEACH = "errkb_teach"  # the modal's callback_id (its view_submission)
 CALLBACK_TRANSLATE = "errkb_translate_entry"  # a team entry's texts added in the other language
@@ -32,11 +32,11 @@ def _input(block_id: str, label: str, initial: str, multiline: bool = False, opt
     if dispatch:
         element["dispatch_action_config"] = {"trigger_actions_on": ["on_enter_pressed"]}
     block: dict[str, Any] = {"type": "input", "block_id": block_id, "optional": optional, "element": element,
-                             "label": {"type": "plain_text", "text": _clip(label, 2000)}}
+                             "label": plain_text(clip(label, 2000))}
     if dispatch:
         block["dispatch_action"] = True
     if hint:
-        block["hint"] = {"type": "plain_text", "text": _clip(hint, 2000)}
+        block["hint"] = plain_text(clip(hint, 2000))
     return block
 
 
@@ -49,7 +49,7 @@ def issue_text(issue: Issue) -> str:
     if issue.kind == "example":
         return _("This regex does not match the error line above.")
     if issue.kind == "chat":
-        return _("This regex matches ordinary chat: “{message}”").format(message=_clip(issue.detail, 80))
+        return _("This regex matches ordinary chat: “{message}”").format(message=clip(issue.detail, 80))
     return _("This regex also matches pastes of another entry: {entry}").format(entry=issue.detail)
 
 
@@ -64,8 +64,8 @@ def teach_modal(example: str, form: dict[str, str], meta: dict[str, Any], verdic
     """The modal: the masked error line, then title, root cause, workarounds (one per line), dead ends and the
     regex errkb proposed, with the verdict of its last check."""
     blocks: list[dict[str, Any]] = [
-        _section("{}\n`{}`".format(_("The error line, as errkb keeps it (values masked):"),
-                                   escape(_clip(example, 300).replace("`", "'")))),
+        section("{}\n`{}`".format(_("The error line, as errkb keeps it (values masked):"),
+                                   escape(clip(example, 300).replace("`", "'")))),
         _input("title", _("Title"), form.get("title", ""), limit=150,
                hint=_("The error in a few words, as people would search for it.")),
         _input("root_cause", _("Root cause"), form.get("root_cause", ""), multiline=True,
@@ -78,15 +78,14 @@ def teach_modal(example: str, form: dict[str, str], meta: dict[str, Any], verdic
                hint=_("Proposed from the error line; press Enter to check it again.")),
     ]
     if verdict:
-        blocks.append({"type": "context", "block_id": "verdict",
-                       "elements": [{"type": "mrkdwn", "text": _clip(verdict, TEXT_LIMIT)}]})
-    blocks.append(_context(_("Written in your language; the other language shows as untranslated until someone "
+        blocks.append({"type": "context", "block_id": "verdict", "elements": [mrkdwn(clip(verdict, TEXT_LIMIT))]})
+    blocks.append(context(_("Written in your language; the other language shows as untranslated until someone "
                              "adds it. Only these texts and the masked line are stored.")))
     return {
         "type": "modal", "callback_id": CALLBACK_TEACH,
-        "title": {"type": "plain_text", "text": _clip(_("Edit team entry") if editing else _("Add to errkb"), 24)},
-        "submit": {"type": "plain_text", "text": _clip(_("Save"), 24)},
-        "close": {"type": "plain_text", "text": _clip(_("Cancel"), 24)},
+        "title": plain_text(clip(_("Edit team entry") if editing else _("Add to errkb"), 24)),
+        "submit": plain_text(clip(_("Save"), 24)),
+        "close": plain_text(clip(_("Cancel"), 24)),
         "private_metadata": json.dumps(meta, ensure_ascii=False, separators=(",", ":"))[:3000],
         "blocks": blocks,
     }
@@ -102,17 +101,17 @@ def field_errors(form: dict[str, str], issues: list[Issue]) -> dict[str, str]:
     if not any(line.strip() for line in form.get("workarounds", "").splitlines()):
         errors["workarounds"] = _("Add at least one workaround.")
     if issues:
-        errors["regex"] = _clip(" ".join(issue_text(i) for i in issues), 150)
+        errors["regex"] = clip(" ".join(issue_text(i) for i in issues), 150)
     return errors
 
 
 def translate_modal(original: dict[str, Any], form: dict[str, str], meta: dict[str, Any]) -> dict[str, Any]:
     """The author's texts (shown as written) and the same fields to fill in the reader's language."""
     works = [f"{i}. {escape(w)}" for i, w in enumerate(original.get("workarounds") or (), 1)]
-    shown = "*{}*\n{}\n{}".format(escape(_clip(original.get("title", ""), 150)),
-                                   escape(_clip(original.get("root_cause", ""), 1000)), "\n".join(works))
+    shown = "*{}*\n{}\n{}".format(escape(clip(original.get("title", ""), 150)),
+                                   escape(clip(original.get("root_cause", ""), 1000)), "\n".join(works))
     blocks: list[dict[str, Any]] = [
-        _section(_clip(shown, TEXT_LIMIT)),
+        section(clip(shown, TEXT_LIMIT)),
         _input("title", _("Title"), form.get("title", ""), limit=150),
         _input("root_cause", _("Root cause"), form.get("root_cause", ""), multiline=True),
         _input("workarounds", _("Workarounds"), form.get("workarounds", ""), multiline=True,
@@ -123,9 +122,9 @@ def translate_modal(original: dict[str, Any], form: dict[str, str], meta: dict[s
                              hint=_("One line per dead end, in the same order.")))
     return {
         "type": "modal", "callback_id": CALLBACK_TRANSLATE,
-        "title": {"type": "plain_text", "text": _clip(_("Translate"), 24)},
-        "submit": {"type": "plain_text", "text": _clip(_("Save"), 24)},
-        "close": {"type": "plain_text", "text": _clip(_("Cancel"), 24)},
+        "title": plain_text(clip(_("Translate"), 24)),
+        "submit": plain_text(clip(_("Save"), 24)),
+        "close": plain_text(clip(_("Cancel"), 24)),
         "private_metadata": json.dumps(meta, ensure_ascii=False, separators=(",", ":"))[:3000],
         "blocks": blocks,
     }
@@ -149,15 +148,15 @@ def translation_errors(original: dict[str, Any], form: dict[str, str]) -> dict[s
 
 def notice_modal(title: str, text: str) -> dict[str, Any]:
     """A small modal that only tells something (a refusal from App Home, where no ephemeral message can go)."""
-    return {"type": "modal", "title": {"type": "plain_text", "text": _clip(title, 24)},
-            "close": {"type": "plain_text", "text": _clip(_("Close"), 24)}, "blocks": [_section(text)]}
+    return {"type": "modal", "title": plain_text(clip(title, 24)), "close": plain_text(clip(_("Close"), 24)),
+            "blocks": [section(text)]}
 
 
 def team_home_blocks(team: tuple[TeamLineCard, ...]) -> list[dict[str, Any]]:
     """App Home's "Team entries": each with its author, and a reviewer's menu (verify, edit, retire)."""
-    blocks: list[dict[str, Any]] = [_section("*{}*".format(_("Team entries")))]
+    blocks: list[dict[str, Any]] = [section("*{}*".format(_("Team entries")))]
     if not team:
-        blocks.append(_context(_("None yet. *Add to errkb* on an error I don't know teaches me its fix.")))
+        blocks.append(context(_("None yet. *Add to errkb* on an error I don't know teaches me its fix.")))
         return blocks
     labels = {"verify": _("Mark verified"), "edit": _("Edit"), "retire": _("Retire"),
               TRANSLATE: _("Add my language")}
@@ -166,13 +165,11 @@ def team_home_blocks(team: tuple[TeamLineCard, ...]) -> list[dict[str, Any]]:
         if line.untranslated:
             status += " · " + _("not yet in your language")
         by = _("Team-written by {author}").format(author=f"<@{line.author}>")
-        text = f"{escape(_clip(line.title, 200))}\n{by} · {status}"
+        text = f"{escape(clip(line.title, 200))}\n{by} · {status}"
         chosen = [do for do in REVIEW_ACTIONS if not (do == "verify" and line.status == "verified")]
-        options = [{"text": {"type": "plain_text", "text": labels[do]},
-                    "value": json.dumps({"entry": line.entry_id, "do": do}, separators=(",", ":"))[:150]}
+        options = [option(labels[do], json.dumps({"entry": line.entry_id, "do": do}, separators=(",", ":"))[:150])
                    for do in ([TRANSLATE] if line.untranslated else []) + chosen]
-        blocks.append({**_section(text), "accessory": {"type": "overflow", "action_id": ACTION_REVIEW,
-                                                       "options": options}})
-    blocks.append(_context(_("Reviewers (workspace admins, or the user groups errkb is told) can verify, edit "
+        blocks.append({**section(text), "accessory": overflow(ACTION_REVIEW, options)})
+    blocks.append(context(_("Reviewers (workspace admins, or the user groups errkb is told) can verify, edit "
                              "or retire an entry.")))
     return blocks

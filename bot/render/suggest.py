@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.i18n import _, current_locale
-from bot.render.mask import mask_tree
+from bot.kb.mask import mask_tree
+from bot.render.kit import escape, mrkdwn, plain_text
 from bot.render.summary import plain_name
 
 CALLBACK = "errkb_suggest_fix"
@@ -48,7 +49,7 @@ class Place:
 
 
 def _text(text: str) -> dict[str, Any]:
-    return {"type": "plain_text", "text": text, "emoji": True}
+    return plain_text(text, emoji=True)
 
 
 def _input(block_id: str, label: str, placeholder: str, limit: int, optional: bool) -> dict[str, Any]:
@@ -66,7 +67,7 @@ def modal(place: Place, signature: str) -> dict[str, Any]:
         "type": "modal", "callback_id": CALLBACK, "private_metadata": place.dump(),
         "title": _text(_("Suggest a fix")[:24]), "submit": _text(_("Add fix")[:24]), "close": _text(_("Cancel")[:24]),
         "blocks": [
-            {"type": "section", "text": {"type": "mrkdwn", "text": intro}},
+            {"type": "section", "text": mrkdwn(intro)},
             _input(FIX_BLOCK, _("What fixed it"), _("e.g. Pin the driver to 535 on the A100 nodes."), MAX_FIX, False),
             _input(CODE_BLOCK, _("Command or code (optional)"), "export NCCL_P2P_DISABLE=1", MAX_CODE, True),
             _input(OTHER_BLOCK, _("The same fix in {language} (optional)").format(language=other),
@@ -78,14 +79,13 @@ def modal(place: Place, signature: str) -> dict[str, Any]:
 def translate_modal(place: Place, original: str) -> dict[str, Any]:
     """The modal for ``original`` (a suggested fix in the other language) in the current locale's words."""
     language = "中文" if current_locale() == "zh" else "English"
-    quoted = "\n".join("> " + line for line in original[:2500].replace("&", "&amp;").replace("<", "&lt;")
-                       .replace(">", "&gt;").splitlines())
+    quoted = "\n".join("> " + line for line in escape(original[:2500]).splitlines())
     return mask_tree({
         "type": "modal", "callback_id": TRANSLATE_CALLBACK, "private_metadata": place.dump(),
         "title": _text(_("Translate this fix")[:24]), "submit": _text(_("Save")[:24]),
         "close": _text(_("Cancel")[:24]),
         "blocks": [
-            {"type": "section", "text": {"type": "mrkdwn", "text": quoted or ">"}},
+            {"type": "section", "text": mrkdwn(quoted or ">")},
             _input(FIX_BLOCK, _("The same fix in {language}").format(language=language),
                    _("Readers of your language will see this instead of the original."), MAX_FIX, False),
         ],

@@ -13,8 +13,8 @@ import re
 import re2
 
 from bot.kb.entry import compile_regex
+from bot.kb.mask import mask
 from bot.kb.normalize import strip_log_prefix
-from bot.render.mask import mask
 
 NAME_CHARS = 72
 QUOTE_CHARS = 120

@@ -15,8 +15,8 @@ from wcwidth import wcswidth
 
 from bot.cards import Diagnosis, EntryCard, MatchCard, SearchResultCard, WorkaroundCard
 from bot.i18n import _, fmt_number, ngettext
+from bot.kb.mask import mask
 from bot.render import labels, summary
-from bot.render.mask import mask
 
 _BOLD, _DIM, _RED, _GREEN, _CYAN, _RESET = "\x1b[1m", "\x1b[2m", "\x1b[31m", "\x1b[32m", "\x1b[36m", "\x1b[0m"
 DEFAULT_WIDTH = 100

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.render.mask import HIDDEN, apply_rules, mask, mask_tree
+from bot.kb.mask import HIDDEN, apply_rules, mask, mask_tree
 
 SECRETS = [
     ("postgresql://app:Hunter2Secret@db.internal:5432/app", "Hunter2Secret", "postgresql://app:•••••@db.internal"),
