@@ -20,7 +20,6 @@ from prometheus_client import CONTENT_TYPE_LATEST, Counter, Gauge, Histogram, ge
 
 log = logging.getLogger("errkb.events")
 
-OUTCOMES = ("answered", "silent", "duplicate", "dropped")
 # Request types come from the payload: past this many distinct ones (Slack sends a few dozen), or one not
 # shaped like Slack's, a request counts as "other", so a stream of made-up types cannot grow the label sets.
 TYPE_LIMIT = 64
@@ -59,7 +58,7 @@ _current: contextvars.ContextVar[Handled | None] = contextvars.ContextVar("errkb
 
 
 def outcome(name: str, entry_id: str | None = None) -> None:
-    """Mark the request being handled (if any) as ``name`` (one of ``OUTCOMES``)."""
+    """Mark the request being handled (if any) as ``name``: answered, silent, duplicate or dropped."""
     handled = _current.get()
     if handled is not None:
         handled.outcome = name

@@ -16,7 +16,6 @@ from bot.kb.entry import Entry
 
 TEAM_PREFIX = "team-"
 LOCALES = ("en", "zh")
-TEXT_KEYS = ("title", "root_cause", "workarounds", "dead_ends")
 WORKAROUND_PRIOR = 0.5  # an author's workaround starts as a coin toss; votes move it
 DEAD_END_RATE = 0.8
 TIERS = {"live": "human_reviewed", "verified": "expert_verified", "retired": "human_reviewed"}
@@ -33,10 +32,6 @@ def team_entry_id(workspace: str, n: int) -> str:
 
 def is_team_id(entry_id: str) -> bool:
     return entry_id.startswith(TEAM_PREFIX)
-
-
-def other_locale(locale: str) -> str:
-    return "zh" if locale == "en" else "en"
 
 
 def clean_body(body: dict[str, Any]) -> dict[str, Any]:

@@ -124,12 +124,6 @@ def votes_text(w: WorkaroundCard) -> str:
     return f"{up} · {down}"
 
 
-def how_matched(match: MatchCard) -> str:
-    if match.how == "fuzzy":
-        return _("close match ({score} similar)").format(score=fmt_percent(match.score))
-    return _("exact match")
-
-
 def voters_text(entry: EntryCard) -> str:
     if not entry.voters:
         return _("no votes here yet")
