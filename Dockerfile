@@ -15,9 +15,9 @@ COPY pyproject.toml README.md babel.cfg ./
 COPY bot ./bot
 COPY locales ./locales
 COPY seeds ./seeds
-# What a regex taught from Slack must not match: the chat that stays unanswered and the KB's own pastes.
-COPY tests/fixtures/chat ./tests/fixtures/chat
-COPY tests/fixtures/pastes ./tests/fixtures/pastes
+# What a regex taught from Slack must not match (and what `errkb lint` checks): the KB's own pastes and,
+# in pastes/_chat, the chat that stays unanswered.
+COPY pastes ./pastes
 # Editable, so the bundled seeds and catalogs stay beside the package; compile the catalogs now,
 # as root, so the running (non-root) process never needs to write into /app.
 RUN pip install -e . && python -c "from bot import i18n; i18n.load_catalogs()"
@@ -26,6 +26,7 @@ USER errkb
 WORKDIR /var/lib/errkb
 ENV DATABASE_URL=sqlite+aiosqlite:////var/lib/errkb/errkb.db \
     ERRKB_SEEDS=/app/seeds \
+    ERRKB_PASTES=/app/pastes \
     PORT=3000
 VOLUME ["/var/lib/errkb"]
 EXPOSE 3000

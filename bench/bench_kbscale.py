@@ -43,8 +43,8 @@ from bot.kb.knowledge import KnowledgeBase  # noqa: E402
 from bot.kb.normalize import normalize  # noqa: E402
 from bot.kb.seeds import export_seeds, load_seeds  # noqa: E402
 
-PASTES = REPO / "tests" / "fixtures" / "pastes"
-CHAT = REPO / "tests" / "fixtures" / "chat"
+PASTES = REPO / "pastes"
+CHAT = REPO / "pastes" / "_chat"
 _WORD = re.compile(r"[A-Za-z]{4,}")
 
 

@@ -2,8 +2,8 @@
 
 Everything runs on 127.0.0.1. This process hosts the fake Slack Web API (``tests/slack/fake_slack.py``)
 and plays Slack: it posts signed ``event_callback`` requests on a fixed schedule (open loop: a slow
-server does not slow the sender), 90% chat lines (``tests/fixtures/chat``) and 10% pastes
-(``tests/fixtures/pastes``), each in its own thread, spread over one channel per event per second.
+server does not slow the sender), 90% chat lines (``pastes/_chat``) and 10% pastes
+(``pastes``), each in its own thread, spread over one channel per event per second.
 The same schedule goes to
 
 - **errkb**: ``errkb serve`` in a child process (SQLite file, or a fresh PostgreSQL schema), and
@@ -52,8 +52,8 @@ from tests import slack_payloads as p  # noqa: E402
 from tests.slack.fake_slack import TOKEN, FakeSlack  # noqa: E402
 
 SECRET = "bench-signing-secret"
-PASTES = REPO / "tests" / "fixtures" / "pastes"
-CHAT = REPO / "tests" / "fixtures" / "chat"
+PASTES = REPO / "pastes"
+CHAT = REPO / "pastes" / "_chat"
 ERRKB = Path(sys.executable).with_name("errkb")
 # The bare app's one regex: an exception or error line, as most pastes end.
 BARE_REGEX = r"(?m)^\S*(Error|Exception)\b[^\n]*"

@@ -25,8 +25,8 @@ from bot.kb.knowledge import KnowledgeBase  # noqa: E402
 from bot.kb.matcher import Matcher  # noqa: E402
 from bot.kb.normalize import normalize  # noqa: E402
 
-PASTES = REPO / "tests" / "fixtures" / "pastes"
-CHAT = REPO / "tests" / "fixtures" / "chat"
+PASTES = REPO / "pastes"
+CHAT = REPO / "pastes" / "_chat"
 
 
 def rss_mib() -> float:

@@ -42,7 +42,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
 
-    corpus = Corpus(REPO / "tests" / "fixtures")
+    corpus = Corpus(REPO / "pastes")
     start = time.perf_counter()
     chat, pastes = corpus.chat, corpus.pastes
     print(f"corpus load: {ms(time.perf_counter() - start)} ({len(chat)} chat messages, {len(pastes)} pastes, "

@@ -7,7 +7,7 @@ The fallback answers only when no regex hits, so every trial holds the regex out
   entry's regex ignored; trials where another regex still hits are skipped. Right = its own entry.
 - **entry left out**: the same pastes, with the fallback's best guess among the *other* entries:
   every answer here is wrong (the KB does not hold the error).
-- **chat** (``tests/fixtures/chat``) and the tune part of the real pastes (``bench/realpastes/tune.jsonl``,
+- **chat** (``pastes/_chat``) and the tune part of the real pastes (``bench/realpastes/tune.jsonl``,
   whose answer is known; ``null`` means any answer is wrong), through the fallback alone.
 
 It prints, per threshold, the share of answers that were right (precision) and the share of the
@@ -34,8 +34,8 @@ from bot.kb.knowledge import KnowledgeBase  # noqa: E402
 from bot.kb.normalize import normalize  # noqa: E402
 from bot.kb.quality import fixture_files, read_fixture  # noqa: E402
 
-PASTES = REPO / "tests" / "fixtures" / "pastes"
-CHAT = REPO / "tests" / "fixtures" / "chat"
+PASTES = REPO / "pastes"
+CHAT = REPO / "pastes" / "_chat"
 TUNE = REPO / "bench" / "realpastes" / "tune.jsonl"
 
 _NUMBER = re.compile(r"\d+")

@@ -6,7 +6,7 @@ The KB is loaded from ``seeds/`` and every paste goes through ``ErrkbService.fin
 ``errkb diagnose`` takes. Printed for each part: recall@1 per domain and overall on the clean
 pastes, the same with one routine warning line put in front (every warning of ``WARNINGS`` in
 turn), the no-answer and wrong-answer rates, and the false-positive rate on
-``tests/fixtures/chat``. With a warning in front, a reply about the warning instead of the error
+``pastes/_chat``. With a warning in front, a reply about the warning instead of the error
 is also counted on its own ("answered the warning"); it is a wrong answer only when the KB has an
 entry for the error. Pastes whose answer is itself a warning entry are left out of the warning-in-front
 figures (two warnings, no error to hide). A baseline runs on the same pastes in the same process: Python ``re`` looped
@@ -38,7 +38,7 @@ from bot.kb.knowledge import KnowledgeBase  # noqa: E402
 from bot.kb.seeds import seed_files  # noqa: E402
 
 PASTES = REPO / "bench" / "realpastes"
-CHAT = REPO / "tests" / "fixtures" / "chat"
+CHAT = REPO / "pastes" / "_chat"
 SEEDS = REPO / "seeds"
 
 # Routine lines that real logs carry before the error (as the tools print them).

@@ -184,8 +184,8 @@ def vote_buttons(blocks: Any, channel: str, ts: str) -> list[tuple[str, str, str
 
 
 def read_fixtures(rng: Random) -> tuple[list[str], list[str]]:
-    pastes = [f.read_text(encoding="utf-8") for f in sorted((REPO / "tests/fixtures/pastes").glob("*/*/*.txt"))]
-    chat = [line for f in sorted((REPO / "tests/fixtures/chat").glob("*.json"))
+    pastes = [f.read_text(encoding="utf-8") for f in sorted((REPO / "pastes").glob("*/*/*.txt"))]
+    chat = [line for f in sorted((REPO / "pastes/_chat").glob("*.json"))
             for line in json.loads(f.read_text(encoding="utf-8"))]
     rng.shuffle(pastes)
     return pastes, chat

@@ -62,8 +62,8 @@ from bot.render.blocks import ACTION_TRANSLATE, ACTION_VOTE_DOWN, ACTION_VOTE_UP
 from tests import slack_payloads as p  # noqa: E402
 from tests.slack.fake_slack import TOKEN, Call, FakeSlack, Fault  # noqa: E402
 
-PASTES = REPO / "tests" / "fixtures" / "pastes"
-CHAT = REPO / "tests" / "fixtures" / "chat"
+PASTES = REPO / "pastes"
+CHAT = REPO / "pastes" / "_chat"
 SECRET = "soak-signing-secret"
 CHANNELS = ("C0ERRORS", "C0INFRA", "C0ML")
 LOCALES = {"EN": "en-US", "CN": "zh-CN", "TW": "zh-TW", "JA": "ja-JP"}

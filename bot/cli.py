@@ -23,8 +23,8 @@ from bot.render import blocks, text
 from bot.render import json as json_render
 
 SAMPLE = Path(__file__).resolve().parent / "samples" / "nccl_traceback.txt"
-DEFAULT_FIXTURES = Path("tests/fixtures/pastes")
 ALL_MATCHES = 50
+PASTES_HELP = "paste fixtures folder, <domain>/<slug>/N.txt and _chat/*.json (default: ERRKB_PASTES or ./pastes)"
 
 
 class UsageError(Exception):
@@ -156,7 +156,7 @@ def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
         from bot.kb.matcher import Matcher
         from bot.kb.quality import chat_problems, lint
 
-        matcher, fixtures = Matcher(entries), Path(args.fixtures)
+        matcher, fixtures = Matcher(entries), Path(args.fixtures or settings.pastes_dir)
         problems = lint(entries, matcher, fixtures) if args.strict else chat_problems(entries, matcher, fixtures)
     for problem in problems:
         print(problem)
@@ -177,7 +177,7 @@ def cmd_new(args: argparse.Namespace, settings: Settings) -> int:
     from bot.kb.scaffold import scaffold
 
     try:
-        written = scaffold(args.id, Path(args.seeds or settings.seeds_dir), Path(args.fixtures))
+        written = scaffold(args.id, Path(args.seeds or settings.seeds_dir), Path(args.fixtures or settings.pastes_dir))
     except (ValueError, FileExistsError) as exc:
         raise UsageError(str(exc)) from exc
     for path in written:
@@ -237,14 +237,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("validate", cmd_validate, "Check every seed entry; lists file: field: problem.")
     p.add_argument("dir", nargs="?")
     p.add_argument("--strict", action="store_true", help="also report quality gaps (as `errkb lint`)")
-    p.add_argument("--fixtures", default=str(DEFAULT_FIXTURES))
+    p.add_argument("--fixtures", help=PASTES_HELP)
     p = add("lint", cmd_lint, "Report quality gaps: translations, docs, fixtures, regexes that steal pastes.")
     p.add_argument("dir", nargs="?")
-    p.add_argument("--fixtures", default=str(DEFAULT_FIXTURES))
+    p.add_argument("--fixtures", help=PASTES_HELP)
     p = add("new", cmd_new, "Scaffold a new entry and its fixture files.")
     p.add_argument("id", help="domain/slug")
     p.add_argument("--seeds", help="seeds directory (default: ERRKB_SEEDS or ./seeds)")
-    p.add_argument("--fixtures", default=str(DEFAULT_FIXTURES))
+    p.add_argument("--fixtures", help=PASTES_HELP)
     add("demo", cmd_demo, "Seed the local store and diagnose a bundled sample in English and Chinese.")
     from bot.cli_ops import add_ops_commands
     from bot.cli_teach import add_teach_commands

@@ -2,8 +2,9 @@
 
 Under ``--out`` it writes ``seeds/<domain>/<slug>.json`` (each team entry; each KB entry that got
 suggested fixes, its file's own text with them appended, so the pull request's diff is those fixes) and
-``tests/fixtures/pastes/<domain>/<slug>/1.txt`` (a team entry's example line, masked as stored), laid
-out like the repository: copy the tree over a checkout and open the pull request.
+``pastes/<domain>/<slug>/1.txt`` (a team entry's example line, masked as stored), laid out like the
+repository's seeds and pastes (``ERRKB_SEEDS``, ``ERRKB_PASTES``): copy the tree over a checkout and open
+the pull request.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ def export_team(args: argparse.Namespace, kb: KnowledgeBase, found: TeamExport) 
     written = export_seeds(found.raws, out / "seeds", found.translations, kb.entries)
     fixtures = []
     for entry_id, line in found.fixtures.items():
-        path = out / "tests" / "fixtures" / "pastes" / entry_id / "1.txt"
+        path = out / "pastes" / entry_id / "1.txt"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(line.rstrip("\n") + "\n", encoding="utf-8")
         fixtures.append(path)
@@ -41,5 +42,5 @@ def export_team(args: argparse.Namespace, kb: KnowledgeBase, found: TeamExport) 
     print(_("{team} team entries and {fixes} suggested fixes ({amended} KB entries amended) written to {seeds} "
             "and {fixtures}").format(team=fmt_number(len(team)), fixes=fmt_number(found.fixes),
                                      amended=fmt_number(len(amended)), seeds=out / "seeds",
-                                     fixtures=out / "tests" / "fixtures" / "pastes"))
+                                     fixtures=out / "pastes"))
     return 0

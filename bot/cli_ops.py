@@ -140,7 +140,7 @@ def add_ops_commands(add) -> None:
             "and suggested fixes, for an upstream pull request).", ("text", "json"))
     p.add_argument("--out", required=True)
     p.add_argument("--team", metavar="TEAM_ID", help="write this workspace's team entries and suggested fixes as "
-                   "seeds/ and tests/fixtures/pastes/ under --out")
+                   "seeds/ and pastes/ under --out")
     p = add("stats", cmd_stats, "Entries per domain, most-matched entries, most-voted workarounds.", ("text", "json"))
     p.add_argument("--limit", type=int, default=10)
     p = add("db", cmd_db, "Database maintenance: upgrade (migrations), check or repair counters, prune old rows.")

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 BUNDLED_SEEDS = Path(__file__).resolve().parent.parent / "seeds"
+BUNDLED_PASTES = BUNDLED_SEEDS.parent / "pastes"  # the KB's paste fixtures, beside its seeds
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///errkb.db"
 _DATABASE_EXAMPLES = "sqlite+aiosqlite:///errkb.db or postgresql+asyncpg://user:password@host:5432/db"
 
@@ -75,6 +76,18 @@ def _seeds_dir() -> Path:
     return local if local.is_dir() and any(local.glob("*/*.json")) else BUNDLED_SEEDS
 
 
+def _pastes_dir() -> Path:
+    """``ERRKB_PASTES``: the paste fixtures (``<domain>/<slug>/N.txt``; chat that must match nothing in ``_chat/``)."""
+    configured = os.environ.get("ERRKB_PASTES")
+    if configured:
+        if not Path(configured).is_dir():
+            raise ConfigError("ERRKB_PASTES", f"{configured!r} is not a folder; point it at a pastes folder "
+                                              "(<domain>/<slug>/N.txt files) or unset it for the bundled KB's")
+        return Path(configured)
+    local = Path("pastes")
+    return local if local.is_dir() else BUNDLED_PASTES
+
+
 @dataclass(frozen=True)
 class Retention:
     """How long rows are kept, in days (0 keeps them for ever); see ``bot.store.retention``."""
@@ -112,6 +125,7 @@ class Settings:
     database_url: str
     port: int
     seeds_dir: Path
+    pastes_dir: Path = BUNDLED_PASTES  # ERRKB_PASTES: paste fixtures and chat (``_chat/``) a regex is checked against
     retention: Retention = field(default_factory=Retention)
     log_level: str = "INFO"
     log_format: str = "text"  # LOG_FORMAT: text, or json (one JSON object per line)
@@ -143,6 +157,7 @@ class Settings:
             database_url=database_url(os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL),
             port=_port(os.environ.get("PORT")),
             seeds_dir=_seeds_dir(),
+            pastes_dir=_pastes_dir(),
             retention=Retention(posted_days=_days("ERRKB_RETAIN_POSTED_DAYS", Retention.posted_days),
                                 hits_days=_days("ERRKB_RETAIN_HITS_DAYS", Retention.hits_days)),
             log_level=_log_level(os.environ.get("LOG_LEVEL")),

@@ -13,8 +13,8 @@ from bot.kb.knowledge import KnowledgeBase
 
 REPO = Path(__file__).resolve().parent.parent
 SEEDS = REPO / "seeds"
-FIXTURES = REPO / "tests" / "fixtures"
-PASTES = FIXTURES / "pastes"
+PASTES = REPO / "pastes"  # paste fixtures beside the seeds: <domain>/<slug>/N.txt
+CHAT = PASTES / "_chat"  # chat that must match nothing
 NCCL_ID = "pytorch/nccl-timeout-during-allreduce"
 USER_SEED = SEEDS / "pytorch" / "nccl-timeout-during-allreduce.json"
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from tests.conftest import FIXTURES
+from tests.conftest import CHAT
 
 
 def _lines() -> list[str]:
-    return [m for path in sorted((FIXTURES / "chat").glob("*.json")) for m in json.loads(path.read_text("utf-8"))]
+    return [m for path in sorted(CHAT.glob("*.json")) for m in json.loads(path.read_text("utf-8"))]
 
 
 def test_chat_fixtures_hold_400_lines_in_both_languages_without_repeats():

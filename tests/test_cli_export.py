@@ -72,7 +72,7 @@ def test_export_validates_over_the_bundled_seeds_and_seeds_back_without_doubles(
     mine = json.loads((tmp_path / "out" / "seeds" / f"{team_id}.json").read_text(encoding="utf-8"))
     assert mine["workarounds"][-1]["action"] == "Clear the cache, then retry."
     assert mine["workarounds_zh"] == ["", "先清空缓存再重试。"]  # written in Chinese; the entry's own is not yet
-    fixture = (tmp_path / "out" / "tests" / "fixtures" / "pastes" / team_id / "1.txt").read_text(encoding="utf-8")
+    fixture = (tmp_path / "out" / "pastes" / team_id / "1.txt").read_text(encoding="utf-8")
     assert fixture == EXAMPLE + "\n"
 
     seeds = tmp_path / "seeds"
@@ -99,7 +99,7 @@ def test_export_validates_over_the_bundled_seeds_and_seeds_back_without_doubles(
     asyncio.run(after())
     taught = KnowledgeBase.load(seeds)  # the fixture is answered by its own entry, as `errkb lint` checks
     assert [m.entry_id for m in taught.matcher.match(normalize(fixture), limit=1)] == [team_id]
-    gaps = lint({NCCL_ID: taught.entries[NCCL_ID]}, taught.matcher, REPO / "tests" / "fixtures" / "pastes", taught.entries)
+    gaps = lint({NCCL_ID: taught.entries[NCCL_ID]}, taught.matcher, REPO / "pastes", taught.entries)
     assert [(p.path, p.message) for p in gaps] == [  # the Chinese-only fix is reported as such, nothing else
         (f"workarounds[{len(original['workarounds']) + 1}].action",
          "missing English translation (written in Chinese only, in workarounds_zh)"),

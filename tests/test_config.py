@@ -49,6 +49,23 @@ def test_a_seeds_folder_that_does_not_exist_is_named(monkeypatch, tmp_path):
         Settings.from_env()
 
 
+def test_a_pastes_folder_that_does_not_exist_is_named(monkeypatch, tmp_path):
+    monkeypatch.setenv("ERRKB_PASTES", str(tmp_path / "nowhere"))
+    with pytest.raises(ConfigError, match=r"^ERRKB_PASTES: .* is not a folder"):
+        Settings.from_env()
+
+
+def test_the_paste_fixtures_are_the_local_pastes_folder_else_the_bundled_kbs(monkeypatch, tmp_path):
+    for name in ("ERRKB_PASTES", "ERRKB_SEEDS"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert Settings.from_env().pastes_dir == REPO / "pastes"
+    (tmp_path / "pastes").mkdir()
+    assert Settings.from_env().pastes_dir.resolve() == tmp_path.resolve() / "pastes"
+    monkeypatch.setenv("ERRKB_PASTES", str(tmp_path))
+    assert Settings.from_env().pastes_dir == tmp_path
+
+
 def test_defaults_need_no_variable(monkeypatch):
     for name in ("DATABASE_URL", "PORT", "ERRKB_SEEDS"):
         monkeypatch.delenv(name, raising=False)

@@ -35,6 +35,15 @@ def lost_code_spans(english: str, chinese: str) -> list[str]:
     return [span for span in code_spans(english) if span not in chinese]
 
 
+CHAT_DIR = "_chat"  # inside the pastes folder: chat that must match nothing (names starting with _ are not pastes)
+
+
+def paste_files(pastes_dir: Path) -> list[Path]:
+    """Every paste fixture: ``<pastes_dir>/<domain>/<slug>/*.txt``, skipping folders named ``_…`` (``_chat``)."""
+    return sorted(p for p in pastes_dir.glob("*/*/*.txt")
+                  if not any(part.startswith("_") for part in p.relative_to(pastes_dir).parts))
+
+
 def chat_messages(chat_dir: Path) -> tuple[str, ...]:
     """Every message of the chat fixtures (``<chat_dir>/*.json``, lists of strings): chat that must match nothing."""
     return tuple(m for path in sorted(chat_dir.glob("*.json"))
@@ -52,8 +61,8 @@ def chat_hits(matcher: Matcher, messages: tuple[str, ...]) -> dict[str, tuple[st
 
 
 def chat_problems(entries: Mapping[str, Entry], matcher: Matcher, fixtures_dir: Path) -> list[Problem]:
-    """A regex that matches chat (``chat/`` beside ``fixtures_dir``) would answer people who only talk."""
-    hits = chat_hits(matcher, chat_messages(fixtures_dir.parent / "chat"))
+    """A regex that matches chat (``_chat/`` inside ``fixtures_dir``) would answer people who only talk."""
+    hits = chat_hits(matcher, chat_messages(fixtures_dir / CHAT_DIR))
     return [Problem(entries[i].source or i, "regex", f"matches chat that must match nothing: {_shorten(m)!r}")
             for i in entries if i in hits for m in hits[i]]
 
@@ -127,7 +136,7 @@ def lint(entries: Mapping[str, Entry], matcher: Matcher, fixtures_dir: Path,
     """Every quality gap, as ``file: field: problem`` lines (``all_entries``: the whole KB, when
     ``entries`` is only part of it).
 
-    Chat that must match nothing is read from ``chat/`` beside ``fixtures_dir`` (``tests/fixtures/chat``).
+    Chat that must match nothing is read from ``_chat/`` inside ``fixtures_dir`` (``pastes/_chat``).
     """
     problems = chat_problems(entries, matcher, fixtures_dir)
     for entry in entries.values():

@@ -22,7 +22,7 @@ from bot.kb.entry import Entry
 from bot.kb.matcher import Match, Matcher
 from bot.kb.normalize import normalize
 from bot.kb.propose import Issue, check, sample
-from bot.kb.quality import chat_messages, read_fixture
+from bot.kb.quality import CHAT_DIR, chat_messages, paste_files, read_fixture
 from bot.kb.team_entry import is_team_id, team_entry
 from bot.store import Store
 from bot.store.records import TeamEntry, TeamVersion
@@ -47,23 +47,23 @@ class _Loaded:
 
 
 class Corpus:
-    """What a taught regex must not match: chat (``<fixtures>/chat``) and the KB's pastes
-    (``<fixtures>/pastes/<entry id>/*.txt``), read on first use and kept."""
+    """What a taught regex must not match: chat (``<pastes>/_chat``) and the KB's pastes
+    (``<pastes>/<entry id>/*.txt``, ``settings.pastes_dir``), read on first use and kept."""
 
     def __init__(self, fixtures: Path | None) -> None:
         self.fixtures = fixtures
 
     @cached_property
     def chat(self) -> tuple[str, ...]:
-        return tuple(normalize(m).text for m in chat_messages(self.fixtures / "chat")) if self.fixtures else ()
+        return tuple(normalize(m).text for m in chat_messages(self.fixtures / CHAT_DIR)) if self.fixtures else ()
 
     @cached_property
     def pastes(self) -> tuple[tuple[str, str], ...]:
         if self.fixtures is None:
             return ()
-        root = self.fixtures / "pastes"
+        root = self.fixtures
         return tuple(("/".join(path.relative_to(root).parts[:2]), normalize(read_fixture(path)).text)
-                     for path in sorted(root.glob("*/*/*.txt")))
+                     for path in paste_files(root))
 
 
 class TeamKnowledge:

@@ -9,11 +9,12 @@ import jsonschema
 import pytest
 
 from bot.kb.normalize import normalize
-from bot.kb.quality import check_fixtures, lint
+from bot.kb.quality import check_fixtures, lint, paste_files
 from bot.kb.seeds import seed_files
-from tests.conftest import FIXTURES, PASTES, SEEDS
+from tests.conftest import CHAT as CHAT_DIR
+from tests.conftest import PASTES, SEEDS
 
-CHAT = sorted((FIXTURES / "chat").glob("*.json"))
+CHAT = sorted(CHAT_DIR.glob("*.json"))
 
 
 def test_every_seed_file_matches_the_json_schema():
@@ -39,7 +40,7 @@ def test_every_fixture_is_matched_by_its_own_entry_first(kb):
 
 
 def test_no_fixture_folder_is_orphaned(kb):
-    folders = {f"{p.parent.parent.name}/{p.parent.name}" for p in PASTES.glob("*/*/*.txt")}
+    folders = {f"{p.parent.parent.name}/{p.parent.name}" for p in paste_files(PASTES)}
     assert folders - set(kb.entries) == set()
 
 

@@ -9,6 +9,7 @@ import pytest
 from bot.kb.entry import Entry
 from bot.kb.fallback import CALIBRATION, MIN_CONFIDENCE, Fallback, confidence, error_lines, words
 from bot.kb.normalize import normalize
+from bot.kb.quality import paste_files
 from tests.conftest import PASTES
 
 
@@ -119,7 +120,7 @@ def test_looking_only_for_confident_answers_finds_exactly_the_ones_an_exhaustive
     exhaustive._rare = 1 << 30  # every wording that shares a word with the line is scored
     lines = [text for e in kb_module.entries.values() for text in (e.signature, *e.aliases)]
     lines += [normalize(p.read_text(encoding="utf-8", errors="replace")).text
-              for p in sorted(PASTES.glob("*/*/*.txt"))]
+              for p in paste_files(PASTES)]
     answered = 0
     for line in lines[::2]:
         expected = _confident(exhaustive.guess(line))

@@ -32,12 +32,13 @@ def test_every_overlay_link_names_an_entry(kb):
 
 def test_the_literal_prefilter_never_hides_a_regex_that_matches(kb):
     from bot.kb.entry import compile_regex
-    from tests.conftest import FIXTURES
+    from bot.kb.quality import paste_files
+    from tests.conftest import CHAT
 
     regexes = [compile_regex(e.regex) for e in kb.entries.values()]
     ids = list(kb.entries)
-    texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(PASTES.glob("*/*/*.txt"))[::3]]
-    texts += [m for p in sorted((FIXTURES / "chat").glob("*.json")) for m in json.loads(p.read_text("utf-8"))][::3]
+    texts = [p.read_text(encoding="utf-8", errors="replace") for p in paste_files(PASTES)[::3]]
+    texts += [m for p in sorted(CHAT.glob("*.json")) for m in json.loads(p.read_text("utf-8"))][::3]
     hidden = []
     for text in texts:
         plain = normalize(text).text

@@ -6,19 +6,19 @@ import json
 
 from bot.kb.entry import Entry
 from bot.kb.matcher import Matcher
-from bot.kb.quality import lint, lost_code_spans
+from bot.kb.quality import CHAT_DIR, lint, lost_code_spans
 
 
 def _lint(raw: dict, tmp_path, chat: list[str] | None = None) -> list[str]:
-    fixtures = tmp_path / "fixtures"
-    pastes = fixtures / "pastes" / raw["id"]
+    fixtures = tmp_path / "pastes"
+    pastes = fixtures / raw["id"]
     pastes.mkdir(parents=True)
     for i in (1, 2):
         (pastes / f"{i}.txt").write_text("RuntimeError: [torch.distributed] AllReduce timed out in rank 3 (timeout: 1800)\n")
-    (fixtures / "chat").mkdir()
-    (fixtures / "chat" / "chat.json").write_text(json.dumps(chat or ["lunch at noon?"]), encoding="utf-8")
+    (fixtures / CHAT_DIR).mkdir()
+    (fixtures / CHAT_DIR / "chat.json").write_text(json.dumps(chat or ["lunch at noon?"]), encoding="utf-8")
     entries = {raw["id"]: Entry(raw, source="x.json", translations={"dead_ends_zh": ["一", "二", "三"]})}
-    return [f"{p.path}: {p.message}" for p in lint(entries, Matcher(entries), fixtures / "pastes")]
+    return [f"{p.path}: {p.message}" for p in lint(entries, Matcher(entries), fixtures)]
 
 
 def test_the_users_entry_has_no_gap(nccl_raw, tmp_path):

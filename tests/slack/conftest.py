@@ -168,8 +168,9 @@ def other_paste(kb: KnowledgeBase) -> tuple[str, str]:
     """A fixture paste about some other entry than the NCCL one: (paste, entry id). The KB grows, so
     which entry it is, is looked up rather than assumed."""
     from bot.kb.normalize import normalize
+    from bot.kb.quality import paste_files
 
-    for path in sorted((REPO / "tests" / "fixtures" / "pastes").glob("*/*/*.txt")):
+    for path in paste_files(REPO / "pastes"):
         text = path.read_text(encoding="utf-8")
         matches = kb.matcher.match(normalize(text), limit=1)
         if matches and matches[0].entry_id != NCCL_ID and matches[0].how == "regex":

@@ -89,7 +89,7 @@ async def test_teach_errkb_done_when(harness, tmp_path, capsys, monkeypatch):
     assert code == 0
     exported = json.loads((out_dir / "seeds" / f"{entry.entry_id}.json").read_text(encoding="utf-8"))
     assert exported["workarounds_zh"][-1] == FIX and exported["workarounds"][-1]["key"].startswith("team-fix-")
-    assert (out_dir / "tests" / "fixtures" / "pastes" / entry.entry_id / "1.txt").read_text(encoding="utf-8") \
+    assert (out_dir / "pastes" / entry.entry_id / "1.txt").read_text(encoding="utf-8") \
         == SHAPE + "\n"
     seeds = tmp_path / "seeds"
     shutil.copytree(SEEDS, seeds)
