@@ -1,7 +1,8 @@
 """The ``errkb`` command: parse arguments, call the service or the store, print.
 
-Exit codes follow grep: 0 matched / succeeded, 1 nothing matched / problems found, 2 bad usage
-or unreadable input (with a one-line reason on stderr).
+Exit codes follow grep: 0 matched / succeeded, 1 nothing matched / problems found, 2 bad usage, a
+bad setting or unreadable input (the paste, the seeds, the catalogs), with a one-line reason on stderr.
+Every error of errkb's own (``bot.errors``) is turned into its exit code in one place, :func:`main`.
 """
 
 from __future__ import annotations
@@ -9,26 +10,24 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from bot import i18n
-from bot.config import ConfigError, Settings
+from bot.config import Settings
 from bot.diagnose import ErrkbService
+from bot.errors import ErrkbError, SeedError, UsageError
 from bot.kb.knowledge import KnowledgeBase
-from bot.kb.seeds import SeedError, read_seeds
+from bot.kb.seeds import read_seeds
 from bot.render import blocks, text
 from bot.render import json as json_render
 
 SAMPLE = Path(__file__).resolve().parent / "samples" / "nccl_traceback.txt"
 ALL_MATCHES = 50
 PASTES_HELP = "paste fixtures folder, <domain>/<slug>/N.txt and _chat/*.json (default: ERRKB_PASTES or ./pastes)"
-
-
-class UsageError(Exception):
-    """Bad arguments or unreadable input: exit 2."""
 
 
 def _print_json(data: Any) -> None:
@@ -49,16 +48,9 @@ def _read_input(source: str | None) -> str:
     return data.decode("utf-8", "replace")
 
 
-def _load_kb(settings: Settings) -> KnowledgeBase:
-    try:
-        return KnowledgeBase.load(settings.seeds_dir)
-    except SeedError as exc:
-        raise UsageError(f"the seeds in {settings.seeds_dir} are invalid (run `errkb validate`):\n{exc}") from exc
-
-
 async def _with_service(settings: Settings, use_store: bool, work):
     """Run ``work(service)`` with the store attached when it is wanted and reachable."""
-    kb = _load_kb(settings)
+    kb = KnowledgeBase.load(settings.seeds_dir)
     if not use_store:
         return await work(ErrkbService(kb))
     from bot.store import Store
@@ -113,10 +105,7 @@ def cmd_preview(args: argparse.Namespace, settings: Settings) -> int:
         raise UsageError(f"cannot write {out}: {exc.strerror or exc}") from exc
     print(out)
     if args.png:
-        try:
-            width, height = preview.screenshot(out, Path(args.png), width=args.width)
-        except preview.ScreenshotError as exc:
-            raise UsageError(str(exc)) from exc
+        width, height = preview.screenshot(out, Path(args.png), width=args.width)
         print(f"{args.png} ({width}×{height})")
     return 0 if diagnosis.matches else 1
 
@@ -254,6 +243,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _seeds_advice(exc: SeedError) -> str:
+    count = f"{len(exc.problems)} problem(s) in the seeds; fix them (`errkb validate` lists them)"
+    if os.environ.get("ERRKB_SEEDS"):
+        return f"ERRKB_SEEDS: {count} or unset ERRKB_SEEDS for the bundled KB"
+    return count
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     try:
@@ -264,12 +260,11 @@ def main(argv: list[str] | None = None) -> int:
         i18n.load_catalogs()
         i18n.set_locale(args.locale)
         return args.handler(args, Settings.from_env())
-    except (UsageError, ConfigError) as exc:
-        print(f"errkb: {exc}", file=sys.stderr)
+    except SeedError as exc:  # the KB would not load: every problem, then what to do
+        print(f"{exc}\nerrkb: {_seeds_advice(exc)}", file=sys.stderr)
         return 2
-    except SeedError as exc:  # `serve` and `seed` load the KB outside _load_kb
-        print(f"{exc}\nerrkb: ERRKB_SEEDS: {len(exc.problems)} problem(s) in the seeds; "
-              "fix them (`errkb validate` lists them) or unset ERRKB_SEEDS for the bundled KB", file=sys.stderr)
+    except ErrkbError as exc:  # usage, a setting (named), the catalogs …: one line
+        print(f"errkb: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0

@@ -12,8 +12,9 @@ from typing import Any, TypeVar
 
 from bot.config import Settings
 from bot.diagnose import ErrkbService
+from bot.errors import UsageError
 from bot.kb.knowledge import KnowledgeBase
-from bot.kb.seeds import SeedError, export_seeds
+from bot.kb.seeds import export_seeds
 from bot.render.text import render_stats
 
 T = TypeVar("T")
@@ -37,13 +38,7 @@ def _with_service(kb: KnowledgeBase, settings: Settings, work: Callable[[ErrkbSe
 
 
 def cmd_seed(args: argparse.Namespace, settings: Settings) -> int:
-    try:
-        kb = KnowledgeBase.load(args.dir or settings.seeds_dir)
-    except SeedError as exc:
-        print(exc, file=sys.stderr)
-        print("errkb: seed refused; the store was left as it was", file=sys.stderr)
-        return 1
-
+    kb = KnowledgeBase.load(args.dir or settings.seeds_dir)  # invalid seeds: refused before the store is opened
     report = _with_service(kb, settings, ErrkbService.seed)
     print(f"{len(kb.entries)} entries: {len(report.added)} added, {len(report.updated)} updated, "
           f"{len(report.unchanged)} unchanged, {len(report.retired)} retired")
@@ -105,8 +100,7 @@ def cmd_db(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_workspace(args: argparse.Namespace, settings: Settings) -> int:
     team = args.team_id.strip()
     if not team:
-        print("errkb workspace delete: give the workspace's team id (T…)", file=sys.stderr)
-        return 2
+        raise UsageError("workspace delete: give the workspace's team id (T…)")
     removed = _with_store(settings, lambda store: store.delete_workspace(team))
     if not removed.total:
         print(f"nothing stored for workspace {team}")

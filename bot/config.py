@@ -7,18 +7,12 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bot.errors import ConfigError
+
 BUNDLED_SEEDS = Path(__file__).resolve().parent.parent / "seeds"
 BUNDLED_PASTES = BUNDLED_SEEDS.parent / "pastes"  # the KB's paste fixtures, beside its seeds
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///errkb.db"
 _DATABASE_EXAMPLES = "sqlite+aiosqlite:///errkb.db or postgresql+asyncpg://user:password@host:5432/db"
-
-
-class ConfigError(Exception):
-    """A setting errkb cannot work with: names the variable, what is wrong and what would work."""
-
-    def __init__(self, variable: str, problem: str) -> None:
-        self.variable = variable
-        super().__init__(f"{variable}: {problem}")
 
 
 def database_url(value: str) -> str:
@@ -167,3 +161,17 @@ class Settings:
             redirect_uri=os.environ.get("SLACK_REDIRECT_URI") or None,
             reviewers=_reviewers(os.environ.get("ERRKB_REVIEWERS")),
         )
+
+    def check_serve(self) -> None:
+        """Raise :class:`ConfigError`, naming the variable to set or unset, unless ``errkb serve`` can run with
+        these settings: a bot token or OAuth; OAuth only over HTTP; a signing secret over HTTP."""
+        if not self.bot_token and not self.oauth:
+            raise ConfigError("SLACK_BOT_TOKEN", "not set: give the bot token (xoxb-…), or SLACK_CLIENT_ID and "
+                                                 "SLACK_CLIENT_SECRET to install in many workspaces (OAuth)")
+        if self.oauth and self.app_token:
+            raise ConfigError("SLACK_APP_TOKEN", "set with SLACK_CLIENT_ID/SECRET, but OAuth installs need HTTP mode "
+                                                 "(Slack redirects the browser to /slack/oauth_redirect); unset "
+                                                 "SLACK_APP_TOKEN, or SLACK_CLIENT_ID/SECRET")
+        if not self.app_token and not self.signing_secret:
+            raise ConfigError("SLACK_SIGNING_SECRET", "not set: HTTP mode needs it (Basic Information → App "
+                                                      "Credentials); or set SLACK_APP_TOKEN for Socket Mode")

@@ -22,6 +22,8 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.numbers import format_decimal, format_percent
 
+from bot.errors import CatalogError
+
 DOMAIN = "errkb"
 SUPPORTED = ("en", "zh")
 DEFAULT_LOCALE = "en"
@@ -30,10 +32,6 @@ LOCALES_DIR = Path(__file__).resolve().parent.parent / "locales"
 _PLACEHOLDER = re.compile(r"\{(\w*)\}")
 _current: ContextVar[str] = ContextVar("errkb_locale", default=DEFAULT_LOCALE)
 _catalogs: dict[str, gettext.NullTranslations] = {}
-
-
-class CatalogError(RuntimeError):
-    """A translation catalog is missing or cannot be compiled."""
 
 
 def negotiate(code: str | None) -> str:

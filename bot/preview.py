@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 from bot.cards import Diagnosis
+from bot.errors import UsageError
 from bot.i18n import _, current_locale
 from bot.kb.mask import mask
 from bot.render import blocks, page
@@ -23,8 +24,8 @@ CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrom
 PASTE_LINES = 14  # the reader's message shows the end of a long paste, as Slack folds it
 
 
-class ScreenshotError(RuntimeError):
-    """No browser, or the browser failed to draw the page."""
+class ScreenshotError(UsageError):
+    """No browser, or the browser failed to draw the page (``--png`` cannot be honoured here)."""
 
 
 def _paste_blocks(paste: str) -> list[dict]:

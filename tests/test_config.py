@@ -80,3 +80,36 @@ def test_reviewer_groups_are_user_group_ids_and_anything_else_is_named(monkeypat
     monkeypatch.setenv("ERRKB_REVIEWERS", "@oncall")
     with pytest.raises(ConfigError, match=r"^ERRKB_REVIEWERS: '@oncall' is not a user group id"):
         Settings.from_env()
+
+
+def _slack(**given: str) -> Settings:
+    unset = dict.fromkeys(("bot_token", "signing_secret", "app_token", "api_url"))
+    return Settings(**{**unset, **given}, database_url="sqlite://", port=3000, seeds_dir=REPO / "seeds")
+
+
+@pytest.mark.parametrize(
+    ("given", "variable"),
+    [
+        ({}, "SLACK_BOT_TOKEN"),
+        ({"signing_secret": "s"}, "SLACK_BOT_TOKEN"),
+        ({"client_id": "1.2", "client_secret": "c", "app_token": "xapp-1"}, "SLACK_APP_TOKEN"),
+        ({"bot_token": "xoxb-1"}, "SLACK_SIGNING_SECRET"),
+        ({"client_id": "1.2", "client_secret": "c"}, "SLACK_SIGNING_SECRET"),
+    ],
+)
+def test_what_serve_lacks_is_named(given, variable):
+    with pytest.raises(ConfigError, match=rf"^{variable}: ") as caught:
+        _slack(**given).check_serve()
+    assert caught.value.variable == variable and len(str(caught.value).splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        {"bot_token": "xoxb-1", "signing_secret": "s"},  # HTTP, one workspace
+        {"bot_token": "xoxb-1", "app_token": "xapp-1"},  # Socket Mode needs no signing secret
+        {"client_id": "1.2", "client_secret": "c", "signing_secret": "s"},  # OAuth over HTTP
+    ],
+)
+def test_settings_serve_can_run_with_pass(given):
+    _slack(**given).check_serve()

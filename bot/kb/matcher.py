@@ -24,12 +24,12 @@ from typing import Any, NamedTuple
 import ahocorasick
 import re2
 
+from bot.errors import SeedError
 from bot.kb.entry import Entry, Problem, compile_regex
 from bot.kb.fallback import MIN_CONFIDENCE, Fallback, error_lines
 from bot.kb.literals import MAX_ALTERNATIVES, Analysis, analyze
 from bot.kb.normalize import Normalized, normalize
 from bot.kb.ranking import SEVERITY_RANK, Hit, cause_map, on_warning_line, rank, severity_name
-from bot.kb.seeds import SeedError
 from bot.kb.versions import parse_constraints
 
 # Compiled regexes are kept within this much (estimated) memory: the whole bundled KB fits.

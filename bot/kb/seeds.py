@@ -24,6 +24,7 @@ from typing import Any
 
 import ahocorasick
 
+from bot.errors import SeedError
 from bot.kb import entry as entry_module
 from bot.kb.amend import amended
 from bot.kb.entry import Entry, EntryFile, Problem, dangling_links, pack, validate_entry, validate_translations
@@ -40,14 +41,6 @@ class Seeds(dict[str, Entry]):
     def __init__(self, entries: Mapping[str, Entry], digest: str | None = None) -> None:
         super().__init__(entries)
         self.digest = digest
-
-
-class SeedError(Exception):
-    """A seeds directory that failed validation; ``problems`` lists every reason."""
-
-    def __init__(self, problems: list[Problem]) -> None:
-        self.problems = problems
-        super().__init__("\n".join(str(p) for p in problems))
 
 
 def seed_files(directory: Path) -> list[Path]:

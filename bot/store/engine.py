@@ -23,7 +23,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import StaticPool
 
-from bot.config import ConfigError
+from bot.errors import ConfigError
 
 T = TypeVar("T")
 Work = Callable[[AsyncConnection], Awaitable[T]]

@@ -5,11 +5,12 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from bot.errors import ErrkbError
 from bot.kb.feedback import Tally
 from bot.store.models import DIAGNOSIS, WORKAROUND, EntryRow, Target
 
 
-class UnknownTarget(LookupError):
+class UnknownTarget(ErrkbError, LookupError):
     """The entry is not in the store (or retired), or has no workaround at that index."""
 
     def __init__(self, entry_id: str, workaround: int | None) -> None:
