@@ -2,7 +2,7 @@
 
 Each line of ``bench/realpastes/{tune,holdout}.jsonl`` holds the decisive error lines of one real
 paste, its source address and the KB entry that should answer it (``null`` when the KB has none).
-The KB is loaded from ``seeds/`` and every paste goes through ``ErrkbService.find``, the path
+The KB is loaded from ``seeds/`` and every paste goes through ``Knowledge.find``, the path
 ``errkb diagnose`` takes. Printed for each part: recall@1 per domain and overall on the clean
 pastes, the same with one routine warning line put in front (every warning of ``WARNINGS`` in
 turn), the no-answer and wrong-answer rates, and the false-positive rate on
@@ -13,14 +13,13 @@ figures (two warnings, no error to hide). A baseline runs on the same pastes in 
 over the entry regexes in seeds file order, the first that matches the paste as given wins (no
 ranking, no fallback), so the ratio is visible.
 
-    .venv/bin/python bench/eval_real.py [--part tune|holdout|both] [--format text|json] [--failures]
+    .venv/bin/python -m bench.eval_real [--part tune|holdout|both] [--format text|json] [--failures]
 
 ``--failures`` lists the misses; it is refused for the holdout part, which nobody tunes on.
 """
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import re
@@ -28,18 +27,13 @@ import sys
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-
-from bot.diagnose import ErrkbService  # noqa: E402
-from bot.kb.knowledge import KnowledgeBase  # noqa: E402
-from bot.kb.seeds import seed_files  # noqa: E402
+from bench.harness import REPO, SEEDS, chat_lines, make_parser
+from bot.kb.knowledge import KnowledgeBase
+from bot.kb.seeds import seed_files
+from bot.service.knowledge import Knowledge
 
 PASTES = REPO / "bench" / "realpastes"
-CHAT = REPO / "pastes" / "_chat"
-SEEDS = REPO / "seeds"
 
 # Routine lines that real logs carry before the error (as the tools print them).
 WARNINGS = [
@@ -100,10 +94,6 @@ def load_part(name: str) -> list[Paste]:
         except (json.JSONDecodeError, KeyError) as exc:
             raise SystemExit(f"{path}:{number}: not a paste line ({exc})") from exc
     return out
-
-
-def chat_lines() -> list[str]:
-    return [m for path in sorted(CHAT.glob("*.json")) for m in json.loads(path.read_text(encoding="utf-8"))]
 
 
 class Baseline:
@@ -214,7 +204,7 @@ def false_positives(lines: list[str], top: Callable[[str], str | None]) -> dict:
 
 def run(parts: list[str]) -> dict:
     kb = KnowledgeBase.load(SEEDS)
-    service = ErrkbService(kb)
+    service = Knowledge(kb)
     baseline = Baseline(kb)
 
     def errkb_top(paste: str) -> str | None:
@@ -239,7 +229,7 @@ def _ratio(a: float, b: float) -> str:
 
 def print_text(report: dict) -> None:
     print(f"KB: {report['entries']} entries; warning-in-front figures average {report['warnings']} warning lines")
-    print("errkb: ErrkbService.find (the matcher of `errkb diagnose`); baseline: Python `re`, each entry regex in"
+    print("errkb: Knowledge.find (the matcher of `errkb diagnose`); baseline: Python `re`, each entry regex in"
           " seeds file order, first match wins")
     for part, res in report["parts"].items():
         e, b = res["errkb"], res["baseline"]
@@ -296,7 +286,7 @@ def _public(value):
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = make_parser(__doc__, whole_doc=False)
     parser.add_argument("--part", choices=("tune", "holdout", "both"), default="both")
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.add_argument("--failures", action="store_true", help="list the misses (tune part only)")

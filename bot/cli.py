@@ -18,12 +18,12 @@ from typing import Any
 
 from bot import i18n
 from bot.config import Settings
-from bot.diagnose import ErrkbService
 from bot.errors import ErrkbError, SeedError, UsageError
 from bot.kb.knowledge import KnowledgeBase
 from bot.kb.seeds import read_seeds
 from bot.render import blocks, text
 from bot.render import json as json_render
+from bot.service.knowledge import Knowledge
 
 SAMPLE = Path(__file__).resolve().parent / "samples" / "nccl_traceback.txt"
 ALL_MATCHES = 50
@@ -52,11 +52,11 @@ async def _with_service(settings: Settings, use_store: bool, work):
     """Run ``work(service)`` with the store attached when it is wanted and reachable."""
     kb = KnowledgeBase.load(settings.seeds_dir)
     if not use_store:
-        return await work(ErrkbService(kb))
+        return await work(Knowledge(kb))
     from bot.store import Store
 
     async with await Store.open(settings.database_url) as store:
-        return await work(ErrkbService(kb, store))
+        return await work(Knowledge(kb, store))
 
 
 def _store_wanted(settings: Settings) -> bool:
@@ -74,7 +74,7 @@ def cmd_diagnose(args: argparse.Namespace, settings: Settings) -> int:
     limit = ALL_MATCHES if args.all else args.limit or 1
     paste = _read_input(args.file)
 
-    async def work(service: ErrkbService):
+    async def work(service: Knowledge):
         return await service.diagnose(paste, limit=limit, record=False)
 
     diagnosis = asyncio.run(_with_service(settings, _store_wanted(settings), work))
@@ -94,7 +94,7 @@ def cmd_preview(args: argparse.Namespace, settings: Settings) -> int:
 
     paste = _read_input(args.file)
 
-    async def work(service: ErrkbService):
+    async def work(service: Knowledge):
         return await service.diagnose(paste, limit=1, record=False)
 
     diagnosis = asyncio.run(_with_service(settings, _store_wanted(settings), work))
@@ -111,7 +111,7 @@ def cmd_preview(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
-    async def work(service: ErrkbService):
+    async def work(service: Knowledge):
         return await service.show(args.id)
 
     entry = asyncio.run(_with_service(settings, _store_wanted(settings), work))
@@ -178,7 +178,7 @@ def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
     """Seed the default store and diagnose the bundled sample in English and Chinese."""
     paste = SAMPLE.read_text(encoding="utf-8")
 
-    async def work(service: ErrkbService):
+    async def work(service: Knowledge):
         await service.store.sync_entries(service.kb.entries)
         results = []
         for locale in ("en-US", "zh-CN"):

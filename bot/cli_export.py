@@ -14,10 +14,10 @@ import json
 import sys
 from pathlib import Path
 
-from bot.diagnose import TeamExport
 from bot.i18n import _, fmt_number
 from bot.kb.knowledge import KnowledgeBase
 from bot.kb.seeds import export_seeds
+from bot.service.catalog import TeamExport
 
 
 def export_team(args: argparse.Namespace, kb: KnowledgeBase, found: TeamExport) -> int:

@@ -1,5 +1,5 @@
 """``errkb`` sub-commands that run the store or the bot: seed, export, stats, db, serve — each through the
-service (``bot.diagnose.ErrkbService``), like every other command."""
+catalog use case (``bot.service.catalog.Catalog``), like every other command."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from dataclasses import asdict
 from typing import Any, TypeVar
 
 from bot.config import Settings
-from bot.diagnose import ErrkbService
 from bot.errors import UsageError
 from bot.kb.knowledge import KnowledgeBase
 from bot.kb.seeds import export_seeds
 from bot.render.text import render_stats
+from bot.service.catalog import Catalog
 
 T = TypeVar("T")
 
@@ -26,20 +26,20 @@ def _print_json(data: Any) -> None:
     print(json.dumps(data, ensure_ascii=False, indent=2, default=str))
 
 
-def _with_service(kb: KnowledgeBase, settings: Settings, work: Callable[[ErrkbService], Awaitable[T]]) -> T:
-    """Open the configured store, run ``work`` on the service over ``kb`` and it, close it."""
+def _with_catalog(kb: KnowledgeBase, settings: Settings, work: Callable[[Catalog], Awaitable[T]]) -> T:
+    """Open the configured store, run ``work`` on the catalog over ``kb`` and it, close it."""
     from bot.store import Store
 
     async def run() -> T:
         async with await Store.open(settings.database_url) as store:
-            return await work(ErrkbService(kb, store))
+            return await work(Catalog(kb, store))
 
     return asyncio.run(run())
 
 
 def cmd_seed(args: argparse.Namespace, settings: Settings) -> int:
     kb = KnowledgeBase.load(args.dir or settings.seeds_dir)  # invalid seeds: refused before the store is opened
-    report = _with_service(kb, settings, ErrkbService.seed)
+    report = _with_catalog(kb, settings, Catalog.seed)
     print(f"{len(kb.entries)} entries: {len(report.added)} added, {len(report.updated)} updated, "
           f"{len(report.unchanged)} unchanged, {len(report.retired)} retired")
     for retired in (*report.retired, *report.retired_workarounds):
@@ -52,8 +52,8 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
     if args.team:
         from bot.cli_export import export_team
 
-        return export_team(args, kb, _with_service(kb, settings, lambda service: service.export_team(args.team)))
-    raws, problems = _with_service(kb, settings, ErrkbService.export)
+        return export_team(args, kb, _with_catalog(kb, settings, lambda catalog: catalog.export_team(args.team)))
+    raws, problems = _with_catalog(kb, settings, Catalog.export)
     if problems:
         for p in problems:
             print(p, file=sys.stderr)
@@ -66,7 +66,7 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     kb = KnowledgeBase.load(settings.seeds_dir)
-    domains, usage = _with_service(kb, settings, lambda service: service.stats(limit=args.limit))
+    domains, usage = _with_catalog(kb, settings, lambda catalog: catalog.stats(limit=args.limit))
     if args.format == "json":
         _print_json({"entries": len(kb.entries), "domains": domains, "usage": asdict(usage)})
     else:
@@ -83,10 +83,10 @@ def cmd_db(args: argparse.Namespace, settings: Settings) -> int:
               + "".join(f"\n  {table}: {n}" for table, n in sorted(removed.rows.items())))
         return 0
 
-    async def work(service: ErrkbService) -> list[str]:  # opening the store applies every pending migration
-        return [] if args.action == "upgrade" else await service.check(repair=args.action == "repair")
+    async def work(catalog: Catalog) -> list[str]:  # opening the store applies every pending migration
+        return [] if args.action == "upgrade" else await catalog.check(repair=args.action == "repair")
 
-    lines = _with_service(KnowledgeBase({}), settings, work)
+    lines = _with_catalog(KnowledgeBase({}), settings, work)
     for line in lines:
         print(line)
     if args.action == "upgrade":

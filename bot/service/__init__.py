@@ -1,12 +1,11 @@
-"""The chat service: what the Slack adapter asks, decided here and sent through its gateway as plans.
+"""The service: every decision the adapters need, as use cases built in one composition root (``root``).
 
-``bot.diagnose.ErrkbService`` is the knowledge side (diagnose, show, search, usage) that the CLI
-uses too; ``ChatService`` adds the conversation: which messages to answer, recorded decisions,
-votes and in-place updates, commands and buttons.
+Adapters (Slack's listeners, the CLI) pass plain inputs (``Incoming``, ``Click``, ``Command``) to one
+use case; what a use case sends goes out as a ``Plan`` through the ``Outlet`` port (the Slack gateway).
 """
 
-from bot.service.chat import ChatService
 from bot.service.incoming import Click, Command, Incoming
 from bot.service.ports import Author, Fetched, Outlet, Via
+from bot.service.root import Service, build
 
-__all__ = ["Author", "ChatService", "Click", "Command", "Fetched", "Incoming", "Outlet", "Via"]
+__all__ = ["Author", "Click", "Command", "Fetched", "Incoming", "Outlet", "Service", "Via", "build"]

@@ -13,8 +13,8 @@ import logging
 from collections.abc import Callable
 
 from bot import i18n
-from bot.service.runtime.caches import Expiring
 from bot.service.ports import Outlet, Via
+from bot.service.runtime.caches import Expiring
 from bot.store import Store
 
 log = logging.getLogger(__name__)

@@ -20,7 +20,7 @@ from bot.i18n import _
 from bot.kb.propose import Issue, propose
 from bot.kb.shape import masked
 from bot.render import modals
-from bot.service.locales import Locales
+from bot.service.conversation import Conversations
 from bot.service.plans import OpenView, Plan, UpdateView
 from bot.service.ports import Outlet, Via
 from bot.service.team import TeamKnowledge
@@ -53,12 +53,12 @@ def form_of_other(row: TeamEntry, locale: str) -> dict[str, str]:
 
 
 class Teaching:
-    def __init__(self, store: Store, team: TeamKnowledge, locales: Locales, outlet: Outlet,
+    def __init__(self, store: Store, team: TeamKnowledge, conversations: Conversations, outlet: Outlet,
                  reviewers: tuple[str, ...] = (),
                  home: Callable[[str, str, Via], Awaitable[None]] | None = None) -> None:
         self.store = store
         self.team = team
-        self.locales = locales
+        self.conversations = conversations
         self.outlet = outlet
         self.reviewers = reviewers
         self.home = home  # redraws a user's App Home after a review
@@ -69,13 +69,13 @@ class Teaching:
         if not example:
             return
         form = {"regex": propose(example)}
-        locale = await self.locales.locale_for(workspace, user, via)
+        conversation = await self.conversations.open(workspace, user, via)
         checking = asyncio.ensure_future(self.team.issues(workspace, form["regex"], example))
         try:  # the trigger id lasts three seconds: without a verdict by then, Enter in the regex field gives it
             issues: list[Issue] | None = await asyncio.wait_for(asyncio.shield(checking), OPEN_WAIT)
         except TimeoutError:
             issues = None
-        with i18n.use_locale(locale):
+        with conversation.speaking() as locale:
             view = modals.teach_modal(example, form, {"line": example, "locale": locale},
                                       None if issues is None else modals.verdict_text(issues))
         await self.outlet.send(Plan([OpenView(trigger_id, view)]), via)
@@ -160,16 +160,17 @@ class Teaching:
         row = await self.store.team_entry(entry_id)
         if do not in (*modals.REVIEW_ACTIONS, modals.TRANSLATE) or row is None or row.workspace != workspace:
             return
-        locale = await self.locales.locale_for(workspace, user, via)
+        conversation = await self.conversations.open(workspace, user, via)
+        locale = conversation.locale
         if do == modals.TRANSLATE:  # anyone may add their language to an entry written in the other one
             if locale != row.locale:
-                with i18n.use_locale(locale):
+                with conversation.speaking():
                     view = modals.translate_modal(row.body, form_of_other(row, locale),
                                                   {"entry": row.entry_id, "locale": locale})
                 await self.outlet.send(Plan([OpenView(trigger_id, view)]), via)
             return
         if not await self.is_reviewer(workspace, user, via):
-            with i18n.use_locale(locale):
+            with conversation.speaking():
                 view = modals.notice_modal(_("Team entries"), _(
                     "Only reviewers can verify, edit or retire team entries: workspace admins and owners, or the "
                     "members of the user groups errkb was given. Ask one of them."))

@@ -15,11 +15,8 @@ import gc
 import logging
 import signal
 import sys
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from functools import partial
-from typing import Any
 
 import aiohttp
 from aiohttp import web
@@ -30,15 +27,14 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import i18n, logs, memory, metrics
 from bot.config import Settings
-from bot.diagnose import ErrkbService
 from bot.kb.knowledge import KnowledgeBase
-from bot.service import ChatService
+from bot.service import Service, build
 from bot.slack import front, listeners
-from bot.slack.errors import MALFORMED, failure
+from bot.slack.dispatch import Dispatcher
 from bot.slack.gateway import PACE_PER_SECOND, Gateway
-from bot.slack.listeners import installs, messages, reactions
-from bot.slack.oauth import WorkspaceClient, authorize, oauth_settings
-from bot.slack.observed import ObservedApp, request_type
+from bot.slack.listeners import installs, use
+from bot.slack.oauth import Installations, WorkspaceClient, authorize, oauth_settings
+from bot.slack.observed import ObservedApp
 from bot.slack.tasks import Inflight
 from bot.store import Store
 
@@ -64,17 +60,18 @@ def make_client(settings: Settings, session: aiohttp.ClientSession | None = None
 
 @dataclass
 class Wiring:
-    """The Bolt app and what its listeners call."""
+    """The Bolt app, the use cases its listeners call, and the one dispatcher in front of it."""
 
     app: AsyncApp
-    chat: ChatService
+    service: Service
     gateway: Gateway
     background: Inflight
+    dispatcher: Dispatcher
 
 
-def build_app(settings: Settings, service: ErrkbService, store: Store, update_delay: float = 1.0,
+def build_app(settings: Settings, kb: KnowledgeBase, store: Store, update_delay: float = 1.0,
               session: aiohttp.ClientSession | None = None, pace: float = PACE_PER_SECOND) -> Wiring:
-    """The Bolt app with every listener, the chat service they call and the gateway it sends through.
+    """The Bolt app with every listener, the use cases they call and the gateway they send through.
 
     Listeners run before Slack gets its answer (``process_before_response``): each does only its
     quick part there, so the ack carries what must be durable (a recorded decision, a vote)."""
@@ -84,64 +81,33 @@ def build_app(settings: Settings, service: ErrkbService, store: Store, update_de
                       process_before_response=True, oauth_settings=oauth,
                       authorize=authorize(oauth, client) if oauth is not None else None)
     clients = None
+    installed = None
     if oauth is not None:
         installations = oauth.installation_store
+        installed = Installations(installations).known
 
         def clients(workspace: str) -> AsyncWebClient:
             return WorkspaceClient(installations, workspace, base_url=client.base_url, timeout=30, retry_handlers=[],
                                    session=session)
 
     gateway = Gateway(client, settings.api_url, pace=pace, clients=clients)
-    chat = ChatService(service, store, gateway, update_delay, fixtures=settings.seeds_dir.parent / "tests" / "fixtures",
-                       reviewers=settings.reviewers)
+    service = build(kb, store, gateway, update_delay=update_delay, pastes=settings.pastes_dir,
+                    reviewers=settings.reviewers)
     background = Inflight()
-    listeners.register(app, chat, background)
+    app.use(use.provide(service, background))
+    listeners.register(app)
     if oauth is not None:
-        installs.register(app, chat)
-    metrics.PENDING.set_function(lambda: len(chat.outbox))
-    return Wiring(app, chat, gateway, background)
+        installs.register(app)
+    metrics.PENDING.set_function(service.pending)
+    return Wiring(app, service, gateway, background, Dispatcher(app, service, gateway.via_for, installed))
 
 
-def http_app(bolt: AsyncApp | None, signing_secret: str, unready: Callable[[], Awaitable[str | None]],
-             quiet: Callable[[dict[str, Any]], bool] | None = None,
-             direct: Callable[[dict[str, Any]], Callable[[], Awaitable[None]] | None] | None = None
+def http_app(wiring: Wiring | None, signing_secret: str, unready: Callable[[], Awaitable[str | None]]
              ) -> web.Application:
-    """``POST /slack/events`` (when ``bolt`` is given) behind the verify-first front, health
-    and ``GET /metrics`` (Prometheus).
-
-    ``unready`` says why errkb cannot do its job now, or None when it can. ``quiet`` says whether a
-    (verified) JSON payload needs nothing from errkb (``bot.slack.listeners.messages.quiet``): it is
-    then acked here, counted and logged like any event, without Bolt's dispatch. ``direct`` gives the
-    work a payload needs when it can be done without Bolt (``bot.slack.listeners.reactions.direct``)."""
-
-    async def events(request: web.Request) -> web.Response:
-        assert bolt is not None
-        payload = request.get(front.PAYLOAD)
-        job = direct(payload) if direct is not None and payload is not None else None
-        if job is not None:
-            assert payload is not None
-            with metrics.event(request_type(payload)) as handled:
-                try:
-                    await job()
-                except Exception as error:  # as Bolt's error handler would: one line, never the text
-                    handled.outcome = "dropped"
-                    return await to_aiohttp_response(failure(error, handled.type))
-            return web.Response()
-        if quiet is not None and payload is not None:
-            began = time.perf_counter()
-            try:
-                answered = quiet(payload)
-            except Exception as error:  # as Bolt's error handler would: one line, never the text
-                metrics.handled_in(metrics.Handled("message", "dropped"), time.perf_counter() - began)
-                return await to_aiohttp_response(failure(error, "message"))
-            if answered:
-                metrics.handled_in(metrics.Handled("message"), time.perf_counter() - began)
-                return web.Response()
-        try:
-            bolt_request = await to_bolt_request(request)  # reads the team, the user… from the payload
-        except MALFORMED as error:
-            return await to_aiohttp_response(failure(error, "unparsable"))
-        return await to_aiohttp_response(await bolt.async_dispatch(bolt_request))
+    """``POST /slack/events`` (when ``wiring`` is given: its one dispatcher, behind the verify-first
+    front), the OAuth pages when configured, health (``unready`` says why errkb cannot do its job now,
+    or None when it can) and ``GET /metrics`` (Prometheus)."""
+    bolt = wiring.app if wiring is not None else None
 
     async def live(_request: web.Request) -> web.Response:
         return web.json_response({"ok": True})
@@ -167,9 +133,9 @@ def http_app(bolt: AsyncApp | None, signing_secret: str, unready: Callable[[], A
     for path in READY_PATHS:
         web_app.router.add_get(path, ready)
     web_app.router.add_get(METRICS_PATH, exposition)
-    if bolt is not None:
-        web_app.router.add_post(EVENTS_PATH, front.verified(signing_secret, events))
-        if bolt.oauth_flow is not None:
+    if wiring is not None:
+        web_app.router.add_post(EVENTS_PATH, front.verified(signing_secret, wiring.dispatcher))
+        if bolt is not None and bolt.oauth_flow is not None:
             web_app.router.add_get(bolt.oauth_flow.install_path, install)
             web_app.router.add_get(bolt.oauth_flow.redirect_uri_path, install)
     return web_app
@@ -180,7 +146,7 @@ class Running:
     """A started bot: what ``stop`` has to wind down, and where it listens."""
 
     app: AsyncApp
-    chat: ChatService
+    service: Service
     store: Store
     kb: KnowledgeBase
     background: Inflight
@@ -201,7 +167,7 @@ class Running:
             await self.socket_mode.disconnect_async()
         await self.site.stop()
         await self.background.drain(grace)
-        await self.chat.stop(max(1.0, deadline - loop.time()))
+        await self.service.stop(max(1.0, deadline - loop.time()))
         if self.socket_mode is not None:
             await self.socket_mode.close_async()
         await self.runner.cleanup()
@@ -232,8 +198,8 @@ async def start(settings: Settings, host: str = "0.0.0.0", port: int | None = No
         if seed:  # next to nothing when the store holds these very seeds already (bot/store/sync.py)
             report = await store.sync_entries(kb.entries)
             log.info("%d entries: %d added, %d updated", len(kb.entries), len(report.added), len(report.updated))
-        wiring = build_app(settings, ErrkbService(kb, store), store, update_delay, session, pace)
-        wiring.chat.start()
+        wiring = build_app(settings, kb, store, update_delay, session, pace)
+        wiring.service.start()
         settle_heap()
 
         handler: AsyncSocketModeHandler | None = None
@@ -245,9 +211,8 @@ async def start(settings: Settings, host: str = "0.0.0.0", port: int | None = No
                 return "Socket Mode is not connected"
             return await store.readiness()
 
-        runner = web.AppRunner(http_app(None if socket_mode else wiring.app, settings.signing_secret or "", unready,
-                                        partial(messages.quiet, chat=wiring.chat),
-                                        partial(reactions.direct, chat=wiring.chat)), access_log=None)
+        runner = web.AppRunner(http_app(None if socket_mode else wiring, settings.signing_secret or "", unready),
+                               access_log=None)
         await runner.setup()
         site = web.TCPSite(runner, host, settings.port if port is None else port)
         await site.start()
@@ -264,7 +229,7 @@ async def start(settings: Settings, host: str = "0.0.0.0", port: int | None = No
         log.info("errkb: HTTP mode on port %s (%s, %s, %s)", bound, EVENTS_PATH, LIVE_PATH, READY_PATHS[0])
     kb.prepare_index()  # once serving: built in the background if the seeds changed, else the first search loads it
     tasks = (asyncio.create_task(prune_forever(store, settings)), asyncio.create_task(compile_ahead(kb)))
-    return Running(wiring.app, wiring.chat, store, kb, wiring.background, runner, site, handler, bound, session,
+    return Running(wiring.app, wiring.service, store, kb, wiring.background, runner, site, handler, bound, session,
                    tasks)
 
 
@@ -304,7 +269,7 @@ async def run(settings: Settings) -> None:
         loop.add_signal_handler(sig, stopping.set)
     await stopping.wait()
     trimmer.cancel()
-    log.info("errkb: stopping; %d answers in flight", len(running.chat.outbox))
+    log.info("errkb: stopping; %d answers in flight", running.service.pending())
     await running.stop()
 
 

@@ -11,6 +11,8 @@ slack_sdk's ``create_tables``.
 from __future__ import annotations
 
 import logging
+import time
+from collections.abc import Callable
 from typing import Any
 
 from slack_bolt.authorization.async_authorize import AsyncInstallationStoreAuthorize
@@ -68,3 +70,31 @@ class WorkspaceClient(AsyncWebClient):
             bot = await self._store.async_find_bot(enterprise_id=None, team_id=self._workspace)
             self.token = bot.bot_token if bot is not None else None
         return await super().api_call(*args, **kwargs)
+
+
+class Installations:
+    """Whether a workspace has installed errkb, for requests handled without Bolt's authorize (the
+    dispatcher's fast path): a yes is trusted for ``KNOWN_FOR`` seconds, a no for ``UNKNOWN_FOR``."""
+
+    KNOWN_FOR = 60.0
+    UNKNOWN_FOR = 5.0
+
+    def __init__(self, store: AsyncSQLAlchemyInstallationStore, clock: Callable[[], float] = time.monotonic) -> None:
+        self._store = store
+        self._clock = clock
+        self._seen: dict[str, tuple[bool, float]] = {}
+
+    async def known(self, workspace: str) -> bool:
+        found = self._seen.get(workspace)
+        now = self._clock()
+        if found is not None and now < found[1]:
+            return found[0]
+        bot = await self._store.async_find_bot(enterprise_id=None, team_id=workspace)
+        known = bot is not None and bool(bot.bot_token)
+        if len(self._seen) > 10_000:
+            self._seen.clear()
+        self._seen[workspace] = (known, now + (self.KNOWN_FOR if known else self.UNKNOWN_FOR))
+        return known
+
+    def forget(self, workspace: str) -> None:
+        self._seen.pop(workspace, None)

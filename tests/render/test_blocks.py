@@ -10,9 +10,9 @@ import pytest
 
 from bot import i18n
 from bot.cards import WorkaroundCard
-from bot.diagnose import ErrkbService
 from bot.kb.quality import paste_files
 from bot.render import blocks
+from bot.service.knowledge import Knowledge
 from tests.conftest import NCCL_ID, PASTES
 
 OOM_ID = "pytorch/cuda-out-of-memory"
@@ -69,7 +69,7 @@ def elements(message: dict) -> list[dict]:
 
 async def diagnose(kb, paste: str, locale: str = "en"):
     with i18n.use_locale(locale):
-        return (await ErrkbService(kb).diagnose(paste, limit=1, record=False)).best
+        return (await Knowledge(kb).diagnose(paste, limit=1, record=False)).best
 
 
 async def answer(kb, paste: str, locale: str = "en", **kwargs) -> dict:
@@ -148,7 +148,7 @@ async def test_buttons_vote_for_the_fix_shown_and_open_the_rest(kb, locale, labe
 
 async def test_the_vote_buttons_carry_the_best_ranked_fix(kb):
     with i18n.use_locale("en"):
-        view = await ErrkbService(kb).show(OOM_ID)
+        view = await Knowledge(kb).show(OOM_ID)
         voted = dataclasses.replace(view.workarounds[1], votes_up=30, success_rate=0.97)
         reranked = dataclasses.replace(view, workarounds=[voted, view.workarounds[0], *view.workarounds[2:]])
         message = blocks.answer_message(reranked)
@@ -185,7 +185,7 @@ async def test_a_fallback_match_says_it_only_looks_like_it_with_its_confidence(k
 @pytest.mark.parametrize("locale", ["en", "zh"])
 async def test_other_fixes_are_reactable_messages_numbered_after_the_first(kb, locale):
     with i18n.use_locale(locale):
-        view = await ErrkbService(kb).show(OOM_ID)
+        view = await Knowledge(kb).show(OOM_ID)
         posted = blocks.other_fix_messages(view)
     assert [index for _m, index in posted] == [w.index for w in view.workarounds[1:]]
     for rank, (message, index) in enumerate(posted, 2):
@@ -203,7 +203,7 @@ async def test_other_fixes_are_reactable_messages_numbered_after_the_first(kb, l
 ])
 async def test_why_shows_dead_ends_as_tried_and_failed_not_struck_through(kb, locale, dead_end):
     with i18n.use_locale(locale):
-        message = blocks.details_message(await ErrkbService(kb).show(OOM_ID))
+        message = blocks.details_message(await Knowledge(kb).show(OOM_ID))
     body = "\n".join(texts(message))
     assert dead_end in body
     assert "(fails ~85%)" in body if locale == "en" else "（约 85% 会失败）" in body
@@ -214,7 +214,7 @@ async def test_why_shows_dead_ends_as_tried_and_failed_not_struck_through(kb, lo
 
 async def test_related_entries_are_titled_links_not_ids(kb):
     with i18n.use_locale("en"):
-        message = blocks.details_message(await ErrkbService(kb).show(OOM_ID))
+        message = blocks.details_message(await Knowledge(kb).show(OOM_ID))
     related = [e for e in elements(message) if e["action_id"] == blocks.ACTION_SHOW]
     assert related and "cuda/cuda-error-out-of-memory" in [e["value"] for e in related]
     titles = [e["text"]["text"] for e in related]
@@ -231,7 +231,7 @@ async def test_related_entries_are_titled_links_not_ids(kb):
 ])
 async def test_team_votes_are_said_as_people_here_beside_the_estimate(kb, locale, one, many):
     with i18n.use_locale(locale):
-        view = await ErrkbService(kb).show(OOM_ID)
+        view = await Knowledge(kb).show(OOM_ID)
         best = view.workarounds[0]
         for up, down, rate, wanted in ((1, 0, 0.93, one), (7, 2, 0.78, many)):
             voted = dataclasses.replace(best, votes_up=up, votes_down=down, success_rate=rate)
@@ -241,7 +241,7 @@ async def test_team_votes_are_said_as_people_here_beside_the_estimate(kb, locale
 
 async def test_chinese_readers_see_chinese_conditions_and_a_mark_where_missing(kb, bare_kb):
     with i18n.use_locale("zh"):
-        view = await ErrkbService(kb).show(OOM_ID)
+        view = await Knowledge(kb).show(OOM_ID)
         fixes = [t for m, _i in blocks.other_fix_messages(view) for t in texts(m)]
     assert any("（适用于：" in t for t in fixes)
     missing = WorkaroundCard(9, "换个办法", 0.5, 0, 0, condition="Jupyter notebooks", prior=0.5,
@@ -271,7 +271,7 @@ async def test_credentials_in_the_readers_line_are_masked(kb):
 
 async def test_every_message_stays_within_slacks_limits(kb):
     with i18n.use_locale("zh"):
-        view = await ErrkbService(kb).show(NCCL_ID)
+        view = await Knowledge(kb).show(NCCL_ID)
         long_entry = dataclasses.replace(view, root_cause="很长的原因。" * 2000)
         messages = [blocks.answer_message(long_entry), blocks.details_message(long_entry),
                     *[m for m, _i in blocks.other_fix_messages(long_entry)]]

@@ -7,8 +7,8 @@ import dataclasses
 import pytest
 
 from bot import i18n
-from bot.diagnose import ErrkbService
 from bot.render.json import diagnosis_json, entry_json
+from bot.service.knowledge import Knowledge
 from tests.conftest import NCCL_ID
 
 MATCH_KEYS = {"id", "how", "score", "span", "line", "signature", "root_cause", "dead_ends", "workarounds",
@@ -18,7 +18,7 @@ PASTE = "RuntimeError: [torch.distributed] AllReduce timed out in rank 4 (timeou
 
 async def test_diagnosis_json_keeps_every_contract_key(kb):
     with i18n.use_locale("zh-CN"):
-        data = diagnosis_json(await ErrkbService(kb).diagnose(PASTE))
+        data = diagnosis_json(await Knowledge(kb).diagnose(PASTE))
     assert set(data) == {"locale", "matches"} and data["locale"] == "zh"
     match = data["matches"][0]
     assert set(match) >= MATCH_KEYS and {"headline", "quote", "voters_here"} <= set(match)
@@ -34,7 +34,7 @@ async def test_diagnosis_json_keeps_every_contract_key(kb):
 ])
 async def test_each_rate_says_whether_it_is_an_estimate_or_votes_here(kb, locale, estimate, voted):
     with i18n.use_locale(locale):
-        view = await ErrkbService(kb).show(NCCL_ID)
+        view = await Knowledge(kb).show(NCCL_ID)
         best = view.workarounds[0]
         first = entry_json(view, locale)["workarounds"][0]
         with_votes = dataclasses.replace(view, workarounds=[dataclasses.replace(best, votes_up=3, votes_down=1)])
@@ -49,13 +49,13 @@ async def test_a_fallback_match_is_marked_and_said_plainly(kb):
     paste = "$ git status\nfatal: detected dubious ownership in repository at /srv/app\n"  # no regex hit
     for locale, start in (("en", "Looks like "), ("zh", "看起来像：")):
         with i18n.use_locale(locale):
-            match = diagnosis_json(await ErrkbService(kb).diagnose(paste))["matches"][0]
+            match = diagnosis_json(await Knowledge(kb).diagnose(paste))["matches"][0]
         assert match["how"] == "fuzzy" and match["headline"].startswith(start) and 0.5 <= match["score"] < 1
 
 
 async def test_related_entries_come_with_titles(kb):
     with i18n.use_locale("en"):
-        data = entry_json(await ErrkbService(kb).show("pytorch/cuda-out-of-memory"), "en")
+        data = entry_json(await Knowledge(kb).show("pytorch/cuda-out-of-memory"), "en")
     assert "cuda/cuda-error-out-of-memory" in data["related"]["frequently_confused_with"]
     titled = {r["id"]: r["title"] for r in data["related_entries"]}
     assert titled["pytorch/cuda-illegal-memory-access"] == "CUDA error: an illegal memory access was encountered"
@@ -64,5 +64,5 @@ async def test_related_entries_come_with_titles(kb):
 async def test_secrets_on_the_matched_line_are_masked_in_json(kb):
     paste = "RuntimeError: [torch.distributed] AllReduce timed out in rank 4 (timeout: 600) AKIAIOSFODNN7EXAMPLE"
     with i18n.use_locale("en"):
-        match = diagnosis_json(await ErrkbService(kb).diagnose(paste))["matches"][0]
+        match = diagnosis_json(await Knowledge(kb).diagnose(paste))["matches"][0]
     assert "AKIAIOSFODNN7EXAMPLE" not in match["line"] + match["quote"] and "AKIAIOSF•••••" in match["line"]

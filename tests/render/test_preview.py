@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from bot import i18n, preview
-from bot.diagnose import ErrkbService
 from bot.render import page
+from bot.service.knowledge import Knowledge
 
 OOM = """Traceback (most recent call last):
   File "train.py", line 88, in <module>
@@ -21,7 +21,7 @@ of which 1.02 GiB is free. <!channel> see postgres://ml:hunter2secret@db/runs"""
 
 async def page_for(kb, locale: str, details: bool = False) -> str:
     with i18n.use_locale(locale):
-        diagnosis = await ErrkbService(kb).diagnose(OOM, limit=1, record=False)
+        diagnosis = await Knowledge(kb).diagnose(OOM, limit=1, record=False)
         return preview.diagnosis_page(OOM, diagnosis, details=details)
 
 

@@ -9,8 +9,8 @@ from wcwidth import wcswidth
 
 from bot import i18n
 from bot.cards import Diagnosis
-from bot.diagnose import ErrkbService
 from bot.render import text
+from bot.service.knowledge import Knowledge
 
 PASTE = "RuntimeError: [torch.distributed] AllReduce timed out in rank 4 (timeout: 600)"
 OOM = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 has a total capacity of "
@@ -19,7 +19,7 @@ OOM = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. 
 
 async def render(kb, paste: str, locale: str = "en", **kwargs) -> str:
     with i18n.use_locale(locale):
-        return text.render_diagnosis(await ErrkbService(kb).diagnose(paste, limit=1), **kwargs)
+        return text.render_diagnosis(await Knowledge(kb).diagnose(paste, limit=1), **kwargs)
 
 
 @pytest.mark.parametrize(("locale", "lines"), [

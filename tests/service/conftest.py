@@ -1,16 +1,16 @@
-"""The chat service in process: a real SQLite store, and an outlet that records plans instead of calling Slack."""
+"""The service's use cases in process: a real SQLite store, and an outlet that records plans instead of calling Slack."""
 
 from __future__ import annotations
 
 import shutil
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from bot.diagnose import ErrkbService
 from bot.kb.knowledge import KnowledgeBase
-from bot.service import Author, ChatService, Fetched, Incoming, Via
+from bot.service import Author, Fetched, Incoming, Service, Via, build
 from bot.service.plans import Plan, Report, Sent, Thread
 from bot.store import Store
 
@@ -65,14 +65,29 @@ class RecordingOutlet:
         return [a for plan in self.plans for a in plan.actions if isinstance(a, Thread)]
 
 
+@dataclass
+class InProcess:
+    """The use cases built by the composition root over a real store and a recording outlet."""
+
+    service: Service
+    store: Store
+    outlet: RecordingOutlet
+
+
+async def in_process(kb: KnowledgeBase, path: Path) -> InProcess:
+    store = await Store.open(f"sqlite+aiosqlite:///{path}")
+    outlet = RecordingOutlet()
+    found = InProcess(build(kb, store, outlet, update_delay=0.05), store, outlet)
+    found.service.start()
+    return found
+
+
 @pytest.fixture
-async def chat(tmp_path: Path, kb: KnowledgeBase, seeded_copy: Path) -> AsyncIterator[ChatService]:
-    store = await Store.open(f"sqlite+aiosqlite:///{seeded_copy}")
-    service = ChatService(ErrkbService(kb, store), store, RecordingOutlet(), update_delay=0.05)
-    service.start()
-    yield service
-    await service.stop(5)
-    await store.close()
+async def errkb(tmp_path: Path, kb: KnowledgeBase, seeded_copy: Path) -> AsyncIterator[InProcess]:
+    found = await in_process(kb, seeded_copy)
+    yield found
+    await found.service.stop(5)
+    await found.store.close()
 
 
 @pytest.fixture

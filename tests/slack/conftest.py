@@ -1,13 +1,11 @@
 """The real bot on a real port, a fake Slack it talks to, and a signed-request sender.
 
-A test reads: given this payload (``tests.slack_payloads``), Slack receives these calls
+A test reads: given this payload (``tests.support.payloads``), Slack receives these calls
 (``FakeSlack.wait_for``). Listeners run after the ack, so every assertion polls, bounded.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import shutil
 import time
@@ -23,20 +21,14 @@ import pytest
 from bot.config import Settings
 from bot.kb.knowledge import KnowledgeBase
 from bot.slack.app import Running, start
-from tests.slack.fake_slack import TOKEN, FakeSlack
+from tests.support.fake_slack import TOKEN, FakeSlack
+from tests.support.signing import SECRET, sign
+from tests.support.waits import eventually
 
 REPO = Path(__file__).resolve().parents[2]
-SECRET = "fake-signing-secret"
 NCCL_ID = "pytorch/nccl-timeout-during-allreduce"
 NCCL_PASTE = (REPO / "bot" / "samples" / "nccl_traceback.txt").read_text(encoding="utf-8")
 USERS = {"U_EN": "en-US", "U_CN": "zh-CN", "U_TW": "zh-TW", "U_JA": "ja-JP"}
-
-
-def sign(body: str, timestamp: int | None = None, secret: str = SECRET) -> dict[str, str]:
-    """Slack's v0 request signature: HMAC-SHA256 of ``v0:{timestamp}:{body}``."""
-    ts = str(int(time.time()) if timestamp is None else timestamp)
-    digest = hmac.new(secret.encode(), f"v0:{ts}:{body}".encode(), hashlib.sha256).hexdigest()
-    return {"X-Slack-Request-Timestamp": ts, "X-Slack-Signature": f"v0={digest}"}
 
 
 @dataclass
@@ -131,7 +123,7 @@ class Answered:
 
 async def paste_and_wait(h: Harness, text: str = NCCL_PASTE, user: str = "U_EN", **fields: Any) -> Answered:
     """Post a paste event and wait for its answer (one message in the paste's thread)."""
-    from tests import slack_payloads as p
+    from tests.support import payloads as p
 
     payload = p.message(text, user=user, **fields)
     before = len(h.slack.calls_to("chat.postMessage"))
@@ -150,7 +142,7 @@ async def other_fixes(h: Harness, answered: Answered, user: str = "U_EN", channe
     import json
 
     from bot.render import blocks
-    from tests import slack_payloads as p
+    from tests.support import payloads as p
 
     entry = json.loads(next(e["value"] for b in answered.answer["blocks"] if b["type"] == "actions"
                             for e in b["elements"] if e.get("action_id") == blocks.ACTION_VOTE_UP))["entry"]
@@ -178,22 +170,9 @@ def other_paste(kb: KnowledgeBase) -> tuple[str, str]:
     raise AssertionError("no fixture paste matches another entry")
 
 
-async def eventually(check: Any, predicate: Any = bool, timeout: float = 5.0) -> Any:
-    """Poll ``await check()`` until ``predicate`` holds for its result (listeners finish after the ack)."""
-    import asyncio
-
-    deadline = time.monotonic() + timeout
-    while True:
-        result = await check()
-        if predicate(result) or time.monotonic() > deadline:
-            assert predicate(result), f"still {result!r} after {timeout}s"
-            return result
-        await asyncio.sleep(0.02)
-
-
 async def command(h: Harness, text: str, user: str = "U_EN", channel: str | None = None, count: int = 1) -> list[Any]:
     """Run ``/errkb text``; returns the (first ``count``) answers it sent through the response_url."""
-    from tests import slack_payloads as p
+    from tests.support import payloads as p
 
     key = f"cmd{time.monotonic_ns()}"
     form = p.slash_command(text, h.slack.response_url(key), user=user, channel=channel or p.CHANNEL)
@@ -204,7 +183,7 @@ async def command(h: Harness, text: str, user: str = "U_EN", channel: str | None
 
 async def click(h: Harness, action_id: str, value: str | None, **fields: Any) -> str:
     """Click a button (a signed block_actions payload); returns its response_url key."""
-    from tests import slack_payloads as p
+    from tests.support import payloads as p
 
     key = f"act{time.monotonic_ns()}"
     sent = await h.send.form(p.block_action(action_id, value, h.slack.response_url(key), **fields))

@@ -11,8 +11,9 @@ import pytest
 
 from bot.kb.feedback import Tally
 from bot.render import blocks
-from tests import slack_payloads as p
-from tests.slack.conftest import NCCL_ID, click, command, eventually, paste_and_wait
+from tests.slack.conftest import NCCL_ID, click, command, paste_and_wait
+from tests.support import payloads as p
+from tests.support.waits import eventually
 
 
 async def tally(h, entry_id: str = NCCL_ID, workaround: int = 0) -> Tally:
@@ -149,7 +150,7 @@ class TestWhyAndWrongError:
         assert feedback.diagnosis == Tally(0, 1) and feedback.workarounds.get(0, Tally()) == Tally()
 
     async def test_a_related_error_is_shown_privately_by_its_title(self, harness):
-        view = await harness.bot.chat.core.show("pytorch/cuda-out-of-memory")
+        view = await harness.bot.service.knowledge.show("pytorch/cuda-out-of-memory")
         related = view.related["frequently_confused_with"][0]
         await click(harness, blocks.ACTION_SHOW, related.id, message_ts="1.1", ephemeral=True, user="U_CN")
         (private,) = await harness.slack.wait_for("chat.postEphemeral", 1)

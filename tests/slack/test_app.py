@@ -18,10 +18,11 @@ from bot.kb.entry import Entry
 from bot.kb.knowledge import KnowledgeBase
 from bot.slack.app import start
 from bot.store import Store, sync
-from tests import slack_payloads as p
 from tests.conftest import NCCL_ID
-from tests.slack.conftest import NCCL_PASTE, SlackSender, paste_and_wait, settings_for, sign
-from tests.slack.fake_slack import FakeSlack
+from tests.slack.conftest import NCCL_PASTE, SlackSender, paste_and_wait, settings_for
+from tests.support import payloads as p
+from tests.support.fake_slack import FakeSlack
+from tests.support.signing import sign
 
 
 class TestRequests:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from bot.render import blocks
-from tests import slack_payloads as p
-from tests.slack.conftest import NCCL_ID, NCCL_PASTE, command, eventually, paste_and_wait
+from tests.slack.conftest import NCCL_ID, NCCL_PASTE, command, paste_and_wait
+from tests.support import payloads as p
+from tests.support.waits import eventually
 
 
 def post_buttons(answer) -> list[str]:

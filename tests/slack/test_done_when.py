@@ -10,8 +10,9 @@ import os
 import sys
 from pathlib import Path
 
-from tests import slack_payloads as p
-from tests.slack.conftest import NCCL_ID, command, eventually, other_fixes, paste_and_wait
+from tests.slack.conftest import NCCL_ID, command, other_fixes, paste_and_wait
+from tests.support import payloads as p
+from tests.support.waits import eventually
 
 ERRKB = Path(sys.executable).with_name("errkb")
 

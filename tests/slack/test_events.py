@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from bot.render import blocks
-from tests import slack_payloads as p
 from tests.slack.conftest import click, paste_and_wait
+from tests.support import payloads as p
 
 
 def language_select(view: dict) -> dict:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import logging
-import time
 
 import pytest
 
-from tests import slack_payloads as p
-from tests.slack.conftest import NCCL_PASTE, paste_and_wait, sign
+from tests.slack.conftest import NCCL_PASTE, paste_and_wait
+from tests.support import payloads as p
+from tests.support.signing import sign
 
 DEEP = "[" * 100_000 + "]" * 100_000
 
@@ -55,16 +55,11 @@ async def test_a_signed_but_unparseable_body_is_400(harness, body, content_type,
 
 
 async def test_invalid_utf8_is_400_when_signed_and_401_when_not(harness):
-    import hmac
-    from hashlib import sha256
-
-    from tests.slack.conftest import SECRET
-
     body = b'{"type": "event_callback", "text": "\xff\xfe"}'
-    ts = str(int(time.time()))
-    signature = "v0=" + hmac.new(SECRET.encode(), b"v0:" + ts.encode() + b":" + body, sha256).hexdigest()
+    signed = sign(body)  # bytes as sent, not valid UTF-8
     url = f"{harness.send.base_url}/slack/events"
-    headers = {"Content-Type": "application/json", "X-Slack-Request-Timestamp": ts}
+    headers = {"Content-Type": "application/json", "X-Slack-Request-Timestamp": signed["X-Slack-Request-Timestamp"]}
+    signature = signed["X-Slack-Signature"]
     async with harness.send.session.post(url, data=body, headers=headers | {"X-Slack-Signature": signature}) as r:
         assert r.status == 400
     async with harness.send.session.post(url, data=body, headers=headers | {"X-Slack-Signature": "v0=00"}) as r:

@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 from bot.kb.knowledge import KnowledgeBase
 from bot.slack.app import start
 from bot.store import upgrade_async
-from tests import slack_payloads as p
 from tests.slack.conftest import NCCL_ID, NCCL_PASTE, Harness, SlackSender, paste_and_wait, settings_for
-from tests.slack.fake_slack import FakeSlack
+from tests.support import payloads as p
+from tests.support.fake_slack import FakeSlack
 
 ACK_LIMIT = 3.0
 PG_ENV = "ERRKB_TEST_POSTGRES_URL"

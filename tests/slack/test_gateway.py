@@ -10,7 +10,7 @@ from bot.render import blocks
 from bot.service.plans import OpenView, Plan, Post, Thread
 from bot.service.ports import Via
 from bot.slack.gateway import Gateway
-from tests.slack.fake_slack import TOKEN
+from tests.support.fake_slack import TOKEN
 
 
 def thread(channel: str, n: int) -> Plan:

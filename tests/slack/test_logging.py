@@ -19,9 +19,11 @@ import aiohttp
 import pytest
 
 from bot import logs
-from tests import slack_payloads as p
-from tests.slack.conftest import NCCL_PASTE, SECRET, Harness, SlackSender, eventually, sign
-from tests.slack.fake_slack import TOKEN
+from tests.slack.conftest import NCCL_PASTE, Harness, SlackSender
+from tests.support import payloads as p
+from tests.support.fake_slack import TOKEN
+from tests.support.signing import SECRET, sign
+from tests.support.waits import eventually
 
 PASTE = ("migrations failed: sqlalchemy.exc.OperationalError: (psycopg2.OperationalError) connection to server "
          "at \"db\" failed: FATAL:  password authentication failed for user \"app\" "
@@ -106,11 +108,11 @@ async def test_a_listener_or_a_decision_failing_with_the_text_in_its_error_logs_
         harness: Harness, serve_log: io.StringIO, monkeypatch: pytest.MonkeyPatch):
     h = harness
 
-    def unreadable(text: str, *_team: object) -> list[object]:  # every path matches here
+    def unreadable(text: str, *_args: object, **_kwargs: object) -> list[object]:  # every path matches here
         raise ValueError(f"cannot match {text!r}")
 
     with monkeypatch.context() as patch:  # a listener that fails, quoting what it was given
-        patch.setattr(h.bot.chat, "_core_find", unreadable)
+        patch.setattr(h.bot.service.knowledge, "find", unreadable)
         sent = await h.send.event(p.message(PASTE))
     assert sent.status == 400
 
@@ -119,7 +121,7 @@ async def test_a_listener_or_a_decision_failing_with_the_text_in_its_error_logs_
 
     before = len(h.slack.calls_to("chat.postMessage"))
     with monkeypatch.context() as patch:  # a recorded answer whose sending fails, quoting the message
-        patch.setattr(h.bot.chat.outlet, "send", refused)
+        patch.setattr(h.bot.service.answers.outlet, "send", refused)
         assert (await h.send.event(p.message(NCCL_PASTE + "\n" + PASTE))).status == 200
         await eventually(lambda: asyncio.sleep(0, serve_log.getvalue()), lambda log: "decision in" in log, timeout=10)
     assert len(h.slack.calls_to("chat.postMessage")) == before

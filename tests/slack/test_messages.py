@@ -9,8 +9,9 @@ import os
 
 import pytest
 
-from tests import slack_payloads as p
-from tests.slack.conftest import NCCL_ID, NCCL_PASTE, command, eventually, paste_and_wait
+from tests.slack.conftest import NCCL_ID, NCCL_PASTE, command, paste_and_wait
+from tests.support import payloads as p
+from tests.support.waits import eventually
 
 ENGLISH = "*Cause*: "
 CHINESE = "*原因*："
@@ -104,7 +105,7 @@ class TestLocale:
     async def test_the_slack_locale_is_cached_for_a_day(self, harness):
         real_clock = harness.store.clock
         harness.store.clock = lambda: real_clock() - 2 * 86400  # cached two days ago
-        locales = harness.bot.chat.locales
+        locales = harness.bot.service.locales
         await paste_and_wait(harness, user="U_CN")
         harness.store.clock = real_clock
         locales.forget_all()  # what the process keeps expires within seconds; the store's day is the rule

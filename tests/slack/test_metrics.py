@@ -7,8 +7,9 @@ import logging
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests import slack_payloads as p
-from tests.slack.conftest import NCCL_ID, NCCL_PASTE, eventually, paste_and_wait
+from tests.slack.conftest import NCCL_ID, NCCL_PASTE, paste_and_wait
+from tests.support import payloads as p
+from tests.support.waits import eventually
 
 
 async def scrape(h) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:

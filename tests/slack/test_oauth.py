@@ -14,9 +14,10 @@ import aiohttp
 import pytest
 
 from bot.slack.app import start
-from tests import slack_payloads as p
-from tests.slack.conftest import NCCL_PASTE, Harness, SlackSender, eventually, settings_for
-from tests.slack.fake_slack import CLIENT_ID, CLIENT_SECRET, TOKEN
+from tests.slack.conftest import NCCL_PASTE, Harness, SlackSender, settings_for
+from tests.support import payloads as p
+from tests.support.fake_slack import CLIENT_ID, CLIENT_SECRET, TOKEN
+from tests.support.waits import eventually
 
 
 @pytest.fixture

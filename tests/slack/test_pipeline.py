@@ -15,8 +15,9 @@ import aiohttp
 
 from bot.kb.feedback import Tally
 from bot.render import blocks
-from tests import slack_payloads as p
-from tests.slack.conftest import NCCL_ID, NCCL_PASTE, SlackSender, eventually, paste_and_wait
+from tests.slack.conftest import NCCL_ID, NCCL_PASTE, SlackSender, paste_and_wait
+from tests.support import payloads as p
+from tests.support.waits import eventually
 
 REPO = Path(__file__).resolve().parents[2]
 

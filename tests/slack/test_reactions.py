@@ -6,10 +6,11 @@ import asyncio
 
 import pytest
 
-from bot.diagnose import ErrkbService
 from bot.kb.feedback import Tally
-from tests import slack_payloads as p
-from tests.slack.conftest import NCCL_ID, eventually, other_fixes, paste_and_wait
+from bot.service.knowledge import Knowledge
+from tests.slack.conftest import NCCL_ID, other_fixes, paste_and_wait
+from tests.support import payloads as p
+from tests.support.waits import eventually
 
 
 async def tally(h, workaround: int | None = 0) -> Tally:
@@ -41,7 +42,7 @@ class TestSequences:
         text = update.text_of_blocks
         assert "worked for 1 of 1 person here; 87% with the AI-drafted estimate of 85%" in text
         assert "AllReduce timed out in rank 3" in text  # the reader's line is still quoted
-        entry = await ErrkbService(harness.bot.kb, harness.store).show(NCCL_ID)  # what `errkb show` reports
+        entry = await Knowledge(harness.bot.kb, harness.store).show(NCCL_ID)  # what `errkb show` reports
         assert (entry.workaround(0).votes_up, entry.evidence_count) == (1, 2)
 
     async def test_a_vote_counts_whether_or_not_slack_names_the_installation(self, harness, answered):
@@ -138,10 +139,10 @@ class TestIgnored:
 class TestUpdates:
     async def test_a_burst_of_votes_is_one_update(self, harness, answered):
         ts = answered.answer.ts
-        harness.bot.chat.updates.delay = 30.0  # the debounce window outlasts the burst however busy the machine…
+        harness.bot.service.voting.updates.delay = 30.0  # the debounce window outlasts the burst however busy the machine…
         await asyncio.gather(*(harness.send.event(p.reaction("+1", ts, user=f"U{n}")) for n in range(6)))
         await settled_tally(harness, Tally(6, 0))
-        harness.bot.chat.updates.flush()  # …and closes once every vote is stored
+        harness.bot.service.voting.updates.flush()  # …and closes once every vote is stored
         (update,) = await harness.slack.wait_for("chat.update", ts=ts)
         await harness.slack.settle()
         assert harness.slack.calls_to("chat.update") == [update]  # six votes, one update

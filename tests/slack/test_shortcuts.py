@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tests import slack_payloads as p
 from tests.slack.conftest import NCCL_PASTE
+from tests.support import payloads as p
 
 
 async def shortcut(h, text: str, user: str = "U_EN", **message_fields) -> str:

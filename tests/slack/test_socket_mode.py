@@ -8,9 +8,9 @@ from pathlib import Path
 import aiohttp
 
 from bot.slack.app import start
-from tests import slack_payloads as p
 from tests.slack.conftest import NCCL_PASTE, settings_for
-from tests.slack.fake_slack import APP_TOKEN
+from tests.support import payloads as p
+from tests.support.fake_slack import APP_TOKEN
 
 
 async def test_events_and_commands_arrive_over_the_socket_and_are_acknowledged(fake_slack, tmp_path: Path, kb,

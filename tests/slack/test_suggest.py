@@ -8,8 +8,9 @@ import json
 from bot.kb.feedback import SUGGESTED_BASE, Tally
 from bot.render import blocks
 from bot.render.suggest import CALLBACK
-from tests import slack_payloads as p
-from tests.slack.conftest import NCCL_ID, click, eventually, paste_and_wait
+from tests.slack.conftest import NCCL_ID, click, paste_and_wait
+from tests.support import payloads as p
+from tests.support.waits import eventually
 
 FIX = "Set NCCL_P2P_DISABLE=1 on the nodes without NVLink."
 
@@ -72,9 +73,9 @@ async def test_a_suggested_fix_joins_the_answer_credited_and_votes_move_it(harne
     assert "suggested by <@U_EN>; worked for 2 of 2 people here" in update[-1].text_of_blocks
     assert await harness.store.check() == []
 
-    chinese = await harness.bot.chat.core.show(NCCL_ID, p.TEAM)
+    chinese = await harness.bot.service.knowledge.show(NCCL_ID, p.TEAM)
     assert chinese.workaround(fix.index).votes_up == 2
-    assert (await harness.bot.chat.core.show(NCCL_ID)).workaround(fix.index) is None  # no workspace: KB only
+    assert (await harness.bot.service.knowledge.show(NCCL_ID)).workaround(fix.index) is None  # no workspace: KB only
 
 
 async def _updates(h, ts: str) -> list:
@@ -114,10 +115,10 @@ async def test_a_reader_of_the_other_language_adds_the_translation_later(harness
     assert (await submit(harness, view, user="U_CN", fix=" ")).json()["response_action"] == "errors"
     assert (await submit(harness, view, user="U_CN", fix="在没有 NVLink 的节点上设置 NCCL_P2P_DISABLE=1。")).body == ""
     with i18n.use_locale("zh"):
-        shown = (await harness.bot.chat.core.show(NCCL_ID, p.TEAM)).workaround(fix.index)
+        shown = (await harness.bot.service.knowledge.show(NCCL_ID, p.TEAM)).workaround(fix.index)
     assert (shown.text, shown.untranslated) == ("在没有 NVLink 的节点上设置 NCCL_P2P_DISABLE=1。", False)
     with i18n.use_locale("en"):
-        assert (await harness.bot.chat.core.show(NCCL_ID, p.TEAM)).workaround(fix.index).text == FIX
+        assert (await harness.bot.service.knowledge.show(NCCL_ID, p.TEAM)).workaround(fix.index).text == FIX
 
 
 async def test_a_reviewer_verifies_or_retires_a_suggested_fix_and_anyone_else_is_refused(harness):
@@ -159,7 +160,7 @@ async def test_a_reviewer_verifies_or_retires_a_suggested_fix_and_anyone_else_is
     updates = await harness.slack.wait_for("chat.update", 2, ts=mine.ts)
     assert "retired this suggested fix" in updates[-1].text_of_blocks and FIX not in updates[-1].text_of_blocks
     assert NCCL_ID not in await harness.store.suggested_fixes(p.TEAM)
-    assert (await harness.bot.chat.core.show(NCCL_ID, p.TEAM)).workaround(fix.index) is None  # no longer ranked
+    assert (await harness.bot.service.knowledge.show(NCCL_ID, p.TEAM)).workaround(fix.index) is None  # no longer ranked
     assert (await harness.send.event(p.reaction("+1", mine.ts, user="U_TW"))).status == 200  # takes no votes…
 
     async def counts(conn):

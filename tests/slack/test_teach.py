@@ -10,9 +10,10 @@ from typing import Any
 
 from bot.kb.propose import propose
 from bot.render import blocks, modals
-from tests import slack_payloads as p
-from tests.slack.conftest import click, eventually, paste_and_wait
+from tests.slack.conftest import click, paste_and_wait
 from tests.slack.test_unknown import SHAPE, stored_text, unknown_paste
+from tests.support import payloads as p
+from tests.support.waits import eventually
 
 
 def in_view(view_id: str, view: dict[str, Any], user: str, kind: str, **extra: Any) -> dict[str, str]:
@@ -118,7 +119,7 @@ async def test_reviewers_verify_edit_and_retire_others_are_refused(harness):
     assert (await harness.store.team_entry(row.entry_id)).status == "live"
 
     harness.slack.groups["S0REVIEW"] = {"U_EN"}  # ERRKB_REVIEWERS=S0REVIEW
-    harness.bot.chat.teaching.reviewers = ("S0REVIEW",)
+    harness.bot.service.teaching.reviewers = ("S0REVIEW",)
     await click(harness, modals.ACTION_REVIEW, None, option=menu("verify"), user="U_EN")
     await eventually(lambda: harness.store.team_entry(row.entry_id), lambda r: r.status == "verified")
     assert harness.slack.calls_to("usergroups.users.list")

@@ -12,12 +12,13 @@ import shutil
 from bot.cli import main
 from bot.kb.feedback import Tally
 from bot.render import blocks
-from tests import slack_payloads as p
 from tests.conftest import REPO, SEEDS
-from tests.slack.conftest import click, eventually, paste_and_wait
+from tests.slack.conftest import click, paste_and_wait
 from tests.slack.test_suggest import element, open_form, submit
 from tests.slack.test_teach import FORM, in_view, open_modal, typed
 from tests.slack.test_unknown import SHAPE, stored_text, unknown_paste
+from tests.support import payloads as p
+from tests.support.waits import eventually
 
 FIX = "Delete the stale shard map with `acme shards forget`, then reshard."
 
@@ -73,7 +74,7 @@ async def test_teach_errkb_done_when(harness, tmp_path, capsys, monkeypatch):
                 thread_ts=answered.thread_ts, user="U_JA")
     await eventually(lambda: harness.store.feedback([entry.entry_id], p.TEAM),
                      lambda live: live[entry.entry_id].workarounds.get(fix.index) == Tally(3, 0))
-    ranked = await harness.bot.chat.core.show(entry.entry_id, p.TEAM)
+    ranked = await harness.bot.service.knowledge.show(entry.entry_id, p.TEAM)
     assert ranked.workarounds[0].index == fix.index  # three 👍 lift it above the entry's own fixes
     code, out = await cli(capsys, "db", "check")
     assert code == 0

@@ -7,8 +7,9 @@ import json
 import sqlite3
 
 from bot.cli import main
-from tests import slack_payloads as p
-from tests.slack.conftest import command, eventually
+from tests.slack.conftest import command
+from tests.support import payloads as p
+from tests.support.waits import eventually
 
 
 def unknown_paste(n: int) -> str:

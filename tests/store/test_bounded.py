@@ -4,7 +4,7 @@ background prune, not each claim, deletes them."""
 from __future__ import annotations
 
 from bot.config import Retention
-from bot.service.chat import REPLAY_WINDOW
+from bot.service.replays import WINDOW as REPLAY_WINDOW
 
 
 async def test_lapsed_claims_are_taken_over_and_pruned_in_the_background(store, clock):

@@ -1,4 +1,4 @@
-"""``/errkb``: acknowledged at once; the service answers privately, once per command."""
+"""``/errkb``: acknowledged at once; ``Commands`` answers privately, once per command."""
 
 from __future__ import annotations
 
@@ -9,20 +9,20 @@ from slack_bolt.async_app import AsyncApp
 from slack_bolt.context.async_context import AsyncBoltContext
 from slack_bolt.context.respond.async_respond import AsyncRespond
 
-from bot.service import ChatService
-from bot.slack.listeners import parse
-from bot.slack.tasks import Inflight
+from bot.slack.listeners import parse, use
 
 
-def register(app: AsyncApp, chat: ChatService, background: Inflight) -> None:
-    @app.command("/errkb")
-    async def on_errkb(ack: Callable[..., Awaitable[Any]], command: dict[str, Any], context: AsyncBoltContext,
-                       respond: AsyncRespond) -> None:
-        await ack()
-        parsed, via = parse.command(command, context), parse.via_of(context, respond)
+async def on_errkb(ack: Callable[..., Awaitable[Any]], command: dict[str, Any], context: AsyncBoltContext,
+                   respond: AsyncRespond) -> None:
+    await ack()
+    parsed, via, service = parse.command(command, context), parse.via_of(context, respond), use.service(context)
 
-        async def work() -> None:
-            if await chat.once(parsed.replay_key):
-                await chat.command(parsed, via)
+    async def work() -> None:
+        if await service.replays.first(parsed.replay_key):
+            await service.commands.command(parsed, via)
 
-        background.spawn(work())
+    use.background(context).spawn(work())
+
+
+def register(app: AsyncApp) -> None:
+    app.command("/errkb")(on_errkb)

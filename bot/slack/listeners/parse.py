@@ -60,22 +60,39 @@ def workspace_of(context: AsyncBoltContext) -> str:
 
 def via_of(context: AsyncBoltContext, respond: Any = None) -> Via:
     """The request's own client (its workspace's token) and reply channel."""
-    return Via(context.client, respond, frozenset(i for i in (context.bot_user_id, context.bot_id) if i))
+    return Via(context.client, respond, me_of(context))
 
 
-def author_of(message: dict[str, Any], context: AsyncBoltContext) -> Author:
+def me_of(context: AsyncBoltContext) -> frozenset[str]:
+    """The ids the bot's own messages carry in this request's workspace (its user and bot ids)."""
+    return frozenset(i for i in (context.bot_user_id, context.bot_id) if i)
+
+
+def author_of(message: dict[str, Any], me: frozenset[str]) -> Author:
     bot_id, user = slack_id(message.get("bot_id"), "bot_id"), slack_id(message.get("user"), "user") or None
-    own = bool((bot_id and bot_id == context.bot_id) or (user and user == context.bot_user_id))
+    own = bool((bot_id and bot_id in me) or (user and user in me))
     return Author(user, own=own, bot=bool(bot_id) or message.get("subtype") == "bot_message")
 
 
-def incoming(message: dict[str, Any], channel: Any, context: AsyncBoltContext) -> Incoming | None:
+def incoming(message: dict[str, Any], channel: Any, workspace: str, me: frozenset[str]) -> Incoming | None:
     ts = slack_id(message.get("ts"), "ts", MAX_TS)
     channel = slack_id(channel, "channel")
     if not ts or not channel:
         return None
-    return Incoming(workspace_of(context), channel, ts, slack_id(message.get("thread_ts"), "thread_ts", MAX_TS) or ts,
-                    author_of(message, context), text(message.get("text")), text_file_ids(message))
+    return Incoming(workspace, channel, ts, slack_id(message.get("thread_ts"), "thread_ts", MAX_TS) or ts,
+                    author_of(message, me), text(message.get("text")), text_file_ids(message))
+
+
+def installation(payload: dict[str, Any]) -> tuple[str, str] | None:
+    """(workspace, bot user) of an event payload that names its installation (``authorizations``), else None."""
+    authorizations = payload.get("authorizations")
+    first = authorizations[0] if isinstance(authorizations, list) and authorizations else None
+    if not isinstance(first, dict):
+        return None
+    bot_user = slack_id(first.get("user_id"), "user")
+    workspace = slack_id(payload.get("team_id") or first.get("team_id") or payload.get("enterprise_id")
+                         or first.get("enterprise_id"), "team_id")
+    return (workspace, bot_user) if workspace and bot_user else None
 
 
 def click(body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext) -> Click:

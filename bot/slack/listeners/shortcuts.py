@@ -9,28 +9,28 @@ from slack_bolt.async_app import AsyncApp
 from slack_bolt.context.async_context import AsyncBoltContext
 from slack_bolt.context.respond.async_respond import AsyncRespond
 
-from bot.service import ChatService
 from bot.service.keys import replay
 from bot.slack.files import text_file_ids
-from bot.slack.listeners import parse
-from bot.slack.tasks import Inflight
+from bot.slack.listeners import parse, use
 
 SHORTCUT_DIAGNOSE = "errkb_diagnose"  # callback_id in manifest.yml
 
 
-def register(app: AsyncApp, chat: ChatService, background: Inflight) -> None:
-    @app.shortcut(SHORTCUT_DIAGNOSE)
-    async def on_diagnose(ack: Callable[..., Awaitable[Any]], shortcut: dict[str, Any], context: AsyncBoltContext,
-                          respond: AsyncRespond) -> None:
-        await ack()
-        workspace, user = parse.workspace_of(context), parse.slack_id(parse.field(shortcut.get("user"), "id"), "user")
-        message = parse.field(shortcut, "message") or {}
-        text, via = parse.text(message.get("text")), parse.via_of(context, respond)
-        files = list(text_file_ids(message))
-        key = replay(workspace, "shortcut", parse.text(shortcut.get("trigger_id")))
+async def on_diagnose(ack: Callable[..., Awaitable[Any]], shortcut: dict[str, Any], context: AsyncBoltContext,
+                      respond: AsyncRespond) -> None:
+    await ack()
+    workspace, user = parse.workspace_of(context), parse.slack_id(parse.field(shortcut.get("user"), "id"), "user")
+    message = parse.field(shortcut, "message") or {}
+    text, via, service = parse.text(message.get("text")), parse.via_of(context, respond), use.service(context)
+    files = list(text_file_ids(message))
+    key = replay(workspace, "shortcut", parse.text(shortcut.get("trigger_id")))
 
-        async def work() -> None:
-            if await chat.once(key):
-                await chat.shortcut(workspace, user, text, files, via)
+    async def work() -> None:
+        if await service.replays.first(key):
+            await service.commands.shortcut(workspace, user, text, files, via)
 
-        background.spawn(work())
+    use.background(context).spawn(work())
+
+
+def register(app: AsyncApp) -> None:
+    app.shortcut(SHORTCUT_DIAGNOSE)(on_diagnose)

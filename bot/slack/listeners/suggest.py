@@ -14,11 +14,9 @@ from slack_bolt.context.async_context import AsyncBoltContext
 
 from bot.render import blocks
 from bot.render.suggest import CALLBACK, CODE_BLOCK, FIX_BLOCK, INPUT, OTHER_BLOCK, TRANSLATE_CALLBACK
-from bot.service import ChatService
-from bot.service.suggest import Form
-from bot.slack.listeners import parse
-from bot.slack.listeners.actions import Work, on_button
-from bot.slack.tasks import Inflight
+from bot.service.suggestions import Form
+from bot.slack.listeners import parse, use
+from bot.slack.listeners.actions import button
 
 Ack = Callable[..., Awaitable[Any]]
 
@@ -30,33 +28,33 @@ def typed(view: Any, block: str) -> str | None:
     return parse.text(found) if isinstance(found, str) else None
 
 
-def register(app: AsyncApp, chat: ChatService, background: Inflight) -> None:
-    def button(action_id: str, work: Work) -> None:
-        on_button(app, chat, background, action_id, work)
+async def on_translate(ack: Ack, body: dict[str, Any], view: dict[str, Any], context: AsyncBoltContext) -> None:
+    user, via = parse.slack_id(parse.field(body.get("user"), "id"), "user"), parse.via_of(context)
+    suggestions = use.service(context).suggestions
+    problems, thanks = await suggestions.submit_translation(
+        parse.workspace_of(context), user, parse.text(view.get("private_metadata")), typed(view, FIX_BLOCK), via)
+    await (ack(response_action="errors", errors=problems) if problems else ack())
+    if thanks:
+        use.background(context).spawn(suggestions.thank(thanks, via))
 
-    button(blocks.ACTION_SUGGEST_FIX, lambda c, via: chat.suggestions.open(c, c.value, via))
-    button(blocks.ACTION_TRANSLATE_FIX, chat.suggestions.open_translation)
-    button(blocks.ACTION_REVIEW_FIX, chat.suggestions.review)
 
-    @app.view(TRANSLATE_CALLBACK)
-    async def on_translate(ack: Ack, body: dict[str, Any], view: dict[str, Any], context: AsyncBoltContext) -> None:
-        user, via = parse.slack_id(parse.field(body.get("user"), "id"), "user"), parse.via_of(context)
-        problems, thanks = await chat.suggestions.submit_translation(
-            parse.workspace_of(context), user, parse.text(view.get("private_metadata")), typed(view, FIX_BLOCK), via)
-        await (ack(response_action="errors", errors=problems) if problems else ack())
-        if thanks:
-            background.spawn(chat.suggestions.thank(thanks, via))
+async def on_submit(ack: Ack, body: dict[str, Any], view: dict[str, Any], context: AsyncBoltContext) -> None:
+    user = parse.slack_id(parse.field(body.get("user"), "id"), "user")
+    form = Form(typed(view, FIX_BLOCK), typed(view, CODE_BLOCK), typed(view, OTHER_BLOCK))
+    via, suggestions = parse.via_of(context), use.service(context).suggestions
+    problems, thanks = await suggestions.submit(parse.workspace_of(context), user,
+                                                parse.text(view.get("private_metadata")), form, via)
+    if problems:
+        await ack(response_action="errors", errors=problems)
+        return
+    await ack()
+    if thanks:
+        use.background(context).spawn(suggestions.thank(thanks, via))
 
-    @app.view(CALLBACK)
-    async def on_submit(ack: Ack, body: dict[str, Any], view: dict[str, Any], context: AsyncBoltContext) -> None:
-        user = parse.slack_id(parse.field(body.get("user"), "id"), "user")
-        form = Form(typed(view, FIX_BLOCK), typed(view, CODE_BLOCK), typed(view, OTHER_BLOCK))
-        via = parse.via_of(context)
-        problems, thanks = await chat.suggestions.submit(parse.workspace_of(context), user,
-                                                         parse.text(view.get("private_metadata")), form, via)
-        if problems:
-            await ack(response_action="errors", errors=problems)
-            return
-        await ack()
-        if thanks:
-            background.spawn(chat.suggestions.thank(thanks, via))
+
+def register(app: AsyncApp) -> None:
+    button(app, blocks.ACTION_SUGGEST_FIX, lambda s: lambda c, via: s.suggestions.open(c, c.value, via))
+    button(app, blocks.ACTION_TRANSLATE_FIX, lambda s: s.suggestions.open_translation)
+    button(app, blocks.ACTION_REVIEW_FIX, lambda s: s.suggestions.review)
+    app.view(TRANSLATE_CALLBACK)(on_translate)
+    app.view(CALLBACK)(on_submit)

@@ -13,9 +13,7 @@ from slack_bolt.async_app import AsyncApp
 from slack_bolt.context.async_context import AsyncBoltContext
 
 from bot.render import blocks, modals
-from bot.service import ChatService
-from bot.slack.listeners import parse
-from bot.slack.tasks import Inflight
+from bot.slack.listeners import parse, use
 
 Ack = Callable[..., Awaitable[Any]]
 
@@ -39,58 +37,58 @@ def meta_of(view: dict[str, Any]) -> dict[str, Any]:
     return meta if isinstance(meta, dict) else {}
 
 
-def register(app: AsyncApp, chat: ChatService, background: Inflight) -> None:
-    @app.action(blocks.ACTION_TEACH)
-    async def on_teach(ack: Ack, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext) -> None:
-        await ack()
-        clicked, via = parse.click(body, action, context), parse.via_of(context)
-        line = ""
-        with contextlib.suppress(ValueError, AttributeError):
-            line = str(json.loads(clicked.value).get("line") or "")
+async def on_teach(ack: Ack, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext) -> None:
+    await ack()
+    clicked, via, service = parse.click(body, action, context), parse.via_of(context), use.service(context)
+    line = ""
+    with contextlib.suppress(ValueError, AttributeError):
+        line = str(json.loads(clicked.value).get("line") or "")
 
-        async def run() -> None:
-            if line and await chat.once(clicked.replay_key):
-                await chat.teaching.open(clicked.workspace, clicked.user, parse.text(body.get("trigger_id")), line,
-                                         via)
+    async def run() -> None:
+        if line and await service.replays.first(clicked.replay_key):
+            await service.teaching.open(clicked.workspace, clicked.user, parse.text(body.get("trigger_id")), line, via)
 
-        background.spawn(run())
+    use.background(context).spawn(run())
 
-    @app.action(modals.ACTION_REGEX)
-    async def on_regex(ack: Ack, body: dict[str, Any], context: AsyncBoltContext) -> None:
-        await ack()
-        view = parse.field(body, "view") or {}
-        view_id = parse.slack_id(parse.field(view, "id"), "view_id")
-        if view_id:
-            background.spawn(chat.teaching.check(parse.workspace_of(context), view_id, form_of(view), meta_of(view),
-                                                 parse.via_of(context)))
 
-    @app.view(modals.CALLBACK_TEACH)
-    async def on_submit(ack: Ack, body: dict[str, Any], view: dict[str, Any], context: AsyncBoltContext) -> None:
-        user = parse.slack_id(parse.field(parse.field(body, "user"), "id"), "user")
-        errors = await chat.teaching.submit(parse.workspace_of(context), user, form_of(view), meta_of(view),
-                                            parse.via_of(context))
-        if errors:
-            await ack(response_action="errors", errors=errors)
-        else:
-            await ack()
+async def on_regex(ack: Ack, body: dict[str, Any], context: AsyncBoltContext) -> None:
+    await ack()
+    view = parse.field(body, "view") or {}
+    view_id = parse.slack_id(parse.field(view, "id"), "view_id")
+    if view_id:
+        use.background(context).spawn(use.service(context).teaching.check(
+            parse.workspace_of(context), view_id, form_of(view), meta_of(view), parse.via_of(context)))
 
-    @app.view(modals.CALLBACK_TRANSLATE)
-    async def on_translate(ack: Ack, body: dict[str, Any], view: dict[str, Any], context: AsyncBoltContext) -> None:
-        user = parse.slack_id(parse.field(parse.field(body, "user"), "id"), "user")
-        errors = await chat.teaching.translate(parse.workspace_of(context), user, form_of(view), meta_of(view))
-        if errors:
-            await ack(response_action="errors", errors=errors)
-        else:
-            await ack()
 
-    @app.action(modals.ACTION_REVIEW)
-    async def on_review(ack: Ack, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext) -> None:
-        await ack()
-        clicked, via = parse.click(body, action, context), parse.via_of(context)
+async def on_submit(ack: Ack, body: dict[str, Any], view: dict[str, Any], context: AsyncBoltContext) -> None:
+    user = parse.slack_id(parse.field(parse.field(body, "user"), "id"), "user")
+    errors = await use.service(context).teaching.submit(parse.workspace_of(context), user, form_of(view),
+                                                        meta_of(view), parse.via_of(context))
+    await (ack(response_action="errors", errors=errors) if errors else ack())
 
-        async def run() -> None:
-            if await chat.once(clicked.replay_key):
-                await chat.teaching.review(clicked.workspace, clicked.user, parse.text(body.get("trigger_id")),
-                                           clicked.value, via)
 
-        background.spawn(run())
+async def on_translate(ack: Ack, body: dict[str, Any], view: dict[str, Any], context: AsyncBoltContext) -> None:
+    user = parse.slack_id(parse.field(parse.field(body, "user"), "id"), "user")
+    errors = await use.service(context).teaching.translate(parse.workspace_of(context), user, form_of(view),
+                                                           meta_of(view))
+    await (ack(response_action="errors", errors=errors) if errors else ack())
+
+
+async def on_review(ack: Ack, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext) -> None:
+    await ack()
+    clicked, via, service = parse.click(body, action, context), parse.via_of(context), use.service(context)
+
+    async def run() -> None:
+        if await service.replays.first(clicked.replay_key):
+            await service.teaching.review(clicked.workspace, clicked.user, parse.text(body.get("trigger_id")),
+                                          clicked.value, via)
+
+    use.background(context).spawn(run())
+
+
+def register(app: AsyncApp) -> None:
+    app.action(blocks.ACTION_TEACH)(on_teach)
+    app.action(modals.ACTION_REGEX)(on_regex)
+    app.view(modals.CALLBACK_TEACH)(on_submit)
+    app.view(modals.CALLBACK_TRANSLATE)(on_translate)
+    app.action(modals.ACTION_REVIEW)(on_review)

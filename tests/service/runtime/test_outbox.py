@@ -8,10 +8,10 @@ import time
 
 from prometheus_client import REGISTRY
 
-from bot.service.runtime import outbox as outbox_module
 from bot.service import slots
-from bot.service.runtime.outbox import MAX_AGE, Outbox
 from bot.service.ports import Via
+from bot.service.runtime import outbox as outbox_module
+from bot.service.runtime.outbox import MAX_AGE, Outbox
 from bot.service.runtime.writer import WriteBehind
 from bot.store import Store
 from bot.store.records import Decision

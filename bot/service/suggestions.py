@@ -15,14 +15,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from bot import i18n
-from bot.diagnose import ErrkbService
 from bot.i18n import _
 from bot.kb.feedback import Suggested
+from bot.kb.mask import mask
 from bot.render import blocks
-from bot.render.mask import mask
 from bot.render.suggest import CODE_BLOCK, FIX_BLOCK, MAX_CODE, MAX_FIX, OTHER_BLOCK, Place, modal, translate_modal
+from bot.service.conversation import Conversations
 from bot.service.incoming import Click
-from bot.service.locales import Locales
+from bot.service.knowledge import Knowledge
 from bot.service.plans import OpenView, Plan, Reply, Update, Whisper
 from bot.service.ports import Outlet, Via
 from bot.store import Store
@@ -46,20 +46,20 @@ def fix_text(fix: str, code: str | None) -> str:
 
 
 class Suggestions:
-    def __init__(self, core: ErrkbService, store: Store, outlet: Outlet, locales: Locales,
+    def __init__(self, knowledge: Knowledge, store: Store, outlet: Outlet, conversations: Conversations,
                  changed: Callable[[str, str], None],
                  is_reviewer: Callable[[str, str, Via], Awaitable[bool]] | None = None,
                  refresh: Callable[[str, str, str, Via], None] | None = None) -> None:
-        self.core, self.store, self.outlet, self.locales = core, store, outlet, locales
+        self.knowledge, self.store, self.outlet, self.conversations = knowledge, store, outlet, conversations
         self.changed = changed  # (workspace, entry): forget cached numbers of that entry
         self.is_reviewer = is_reviewer  # (workspace, user, via); None: nobody reviews
         self.refresh = refresh  # (workspace, channel, ts, via): redraw one of the bot's messages, in its language
 
     async def open(self, click: Click, entry_id: str, via: Via) -> None:
         """The modal, for whoever clicked, in their language; a private note if it cannot open."""
-        locale = await self.locales.locale_for(click.workspace, click.user, via)
-        with i18n.use_locale(locale):
-            entry = await self.core.show(entry_id, click.workspace)
+        conversation = await self.conversations.open(click.workspace, click.user, via)
+        with conversation.speaking():
+            entry = await self.knowledge.show(entry_id, click.workspace)
             if entry is None:
                 return
             view = modal(Place(entry_id, click.channel, click.thread_ts), entry.signature)
@@ -74,8 +74,8 @@ class Suggestions:
         """Store the fix. Returns the problems to show in the modal by field ({} when it was added) and
         what to tell its author once the modal is closed (``thank``)."""
         place = Place.load(metadata)
-        locale = await self.locales.locale_for(workspace, user, via)
-        with i18n.use_locale(locale):
+        conversation = await self.conversations.open(workspace, user, via)
+        with conversation.speaking() as locale:
             problems = _problems(form)
             if problems or place is None:
                 return problems or {FIX_BLOCK: _("This form is out of date. Close it and click again.")}, Plan()
@@ -104,9 +104,8 @@ class Suggestions:
         if choice is None or fix is None:
             return
         entry_id, index, do = choice
-        locale = await self.locales.locale_for(click.workspace, click.user, via)
         if self.is_reviewer is None or not await self.is_reviewer(click.workspace, click.user, via):
-            with i18n.use_locale(locale):
+            async with self.conversations.speaking(click.workspace, click.user, via):
                 note = _("Only reviewers can verify or retire a suggested fix: workspace admins and owners, or the "
                          "members of the user groups errkb was given. Ask one of them.")
             await self.outlet.send(Plan([Reply([blocks.notice(note)])]), via)
@@ -139,8 +138,8 @@ class Suggestions:
         fix = await self._suggested(click.workspace, *target) if target else None
         if target is None or fix is None:
             return
-        locale = await self.locales.locale_for(click.workspace, click.user, via)
-        with i18n.use_locale(locale):
+        conversation = await self.conversations.open(click.workspace, click.user, via)
+        with conversation.speaking() as locale:
             if fix.locale == locale or fix.text_other:
                 note = _("This fix is already in your language.")
                 await self.outlet.send(Plan([Reply([blocks.notice(note)])]), via)
@@ -152,8 +151,8 @@ class Suggestions:
                                  via: Via) -> tuple[dict[str, str], Plan]:
         """Store the translation (the first one given stays); problems by field, and the thanks."""
         place = Place.load(metadata)
-        locale = await self.locales.locale_for(workspace, user, via)
-        with i18n.use_locale(locale):
+        conversation = await self.conversations.open(workspace, user, via)
+        with conversation.speaking() as locale:
             text = (text or "").strip()
             if not text:
                 return {FIX_BLOCK: _("Write the fix in your language.")}, Plan()

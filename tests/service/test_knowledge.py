@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime as dt
 
 from bot import i18n
-from bot.diagnose import ErrkbService, Feedback
 from bot.kb.feedback import Tally
+from bot.service.knowledge import Feedback, Knowledge
 from tests.conftest import NCCL_ID
 
 PASTE = "[rank0]: RuntimeError: [torch.distributed] AllReduce timed out in rank 0 (timeout: 600)"
@@ -28,7 +28,7 @@ class FakeVotes:
 
 async def test_english_reader_gets_the_seed_text_ranked_by_prior(kb):
     with i18n.use_locale("en-US"):
-        diagnosis = await ErrkbService(kb).diagnose(PASTE)
+        diagnosis = await Knowledge(kb).diagnose(PASTE)
     entry = diagnosis.best.entry
     assert diagnosis.locale == "en" and entry.id == NCCL_ID
     assert [w.index for w in entry.workarounds] == [0, 2, 1]  # 0.85, 0.80, 0.75
@@ -37,7 +37,7 @@ async def test_english_reader_gets_the_seed_text_ranked_by_prior(kb):
 
 async def test_chinese_reader_gets_chinese_everywhere(kb):
     with i18n.use_locale("zh-CN"):
-        entry = (await ErrkbService(kb).diagnose(PASTE)).best.entry
+        entry = (await Knowledge(kb).diagnose(PASTE)).best.entry
     assert entry.signature.startswith("运行时错误") and entry.root_cause.startswith("NCCL allreduce 操作")
     assert entry.workarounds[0].text.startswith("使用 `nccl-tests`")
     # dead_ends_zh comes from seeds/_translations, the user's file being left as given.
@@ -47,7 +47,7 @@ async def test_chinese_reader_gets_chinese_everywhere(kb):
 
 async def test_a_missing_translation_shows_english_marked_never_blank(bare_kb):
     with i18n.use_locale("zh-CN"):
-        entry = (await ErrkbService(bare_kb).diagnose(PASTE)).best.entry
+        entry = (await Knowledge(bare_kb).diagnose(PASTE)).best.entry
     assert all(d.untranslated and d.text for d in entry.dead_ends)
     assert entry.dead_ends[0].text.startswith("While logging helps")
 
@@ -55,7 +55,7 @@ async def test_a_missing_translation_shows_english_marked_never_blank(bare_kb):
 async def test_votes_move_rates_ranking_and_evidence(kb):
     votes = FakeVotes({1: Tally(up=30, down=0), 0: Tally(up=0, down=10)}, voters=40)
     with i18n.use_locale("en"):
-        entry = await ErrkbService(kb, votes).show(NCCL_ID)
+        entry = await Knowledge(kb, votes).show(NCCL_ID)
     assert next(w.index for w in entry.workarounds) == 1
     top = entry.workarounds[0]
     assert top.votes_up == 30 and top.success_rate > 0.9
@@ -67,20 +67,20 @@ async def test_votes_move_rates_ranking_and_evidence(kb):
 async def test_a_diagnosis_is_counted_without_keeping_the_paste(kb):
     votes = FakeVotes({})
     with i18n.use_locale("zh"):
-        await ErrkbService(kb, votes).diagnose(PASTE)
+        await Knowledge(kb, votes).diagnose(PASTE)
     assert votes.hits == [(NCCL_ID, "zh")]
 
 
 async def test_a_huge_paste_keeps_its_tail_and_true_offsets(kb):
     paste = "x" * 250_000 + "\n" + PASTE
-    diagnosis = await ErrkbService(kb).diagnose(paste)
+    diagnosis = await Knowledge(kb).diagnose(paste)
     start, end = diagnosis.best.span
     assert paste[start:end] == "AllReduce timed out in rank 0 (timeout: 600)"
 
 
 async def test_search_shows_signatures_in_the_readers_language(kb):
     with i18n.use_locale("zh"):
-        results = await ErrkbService(kb).search("allreduce timed out", limit=3)
+        results = await Knowledge(kb).search("allreduce timed out", limit=3)
     assert any(r.id == NCCL_ID and r.signature.startswith("运行时错误") for r in results)
 
 
@@ -93,7 +93,7 @@ async def test_a_fix_written_only_in_chinese_shows_its_chinese_to_english_reader
     kb = KnowledgeBase.from_entries({NCCL_ID: Entry(nccl_raw)})
     for locale in ("en", "zh"):
         with i18n.use_locale(locale):
-            fix = next(w for w in (await ErrkbService(kb).show(NCCL_ID)).workarounds if w.index == 3)
+            fix = next(w for w in (await Knowledge(kb).show(NCCL_ID)).workarounds if w.index == 3)
         assert (fix.text, fix.untranslated) == ("先清空缓存再重试。", locale == "en")
 
 
@@ -120,6 +120,6 @@ async def test_a_first_search_loads_the_index_without_holding_up_other_work(kb, 
             ticks += 1
 
     ticker = asyncio.ensure_future(other_events())
-    results = await ErrkbService(fresh).search("nccl timeout")
+    results = await Knowledge(fresh).search("nccl timeout")
     ticker.cancel()
     assert results[0].id == NCCL_ID and ticks >= 20

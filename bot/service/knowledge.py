@@ -1,28 +1,28 @@
-"""The service: a paste (or a query, or an id) and a reader → cards in the reader's locale.
+"""Knowledge: a paste (or a query, or an id) and a reader → cards in the reader's locale.
 
-Slack listeners and the CLI both call this one layer. The reader's locale is the current
-``bot.i18n`` locale, set by the caller once per request.
+The read side every surface shares (Slack, the CLI): find, explain, show, search and usage. The
+reader's locale is the current ``bot.i18n`` locale, set by the caller once per request
+(``bot.service.conversation``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import datetime as dt
-from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from dataclasses import replace
+from typing import TYPE_CHECKING, Protocol
 
 from bot.i18n import current_locale
 from bot.kb import feedback
-from bot.kb.entry import GRAPH_LINKS, Entry, Problem, validate_entry
+from bot.kb.entry import GRAPH_LINKS, Entry
 from bot.kb.feedback import EntryFeedback as Feedback
 from bot.kb.knowledge import KnowledgeBase
 from bot.kb.matcher import Match
 from bot.kb.normalize import normalize
 
 if TYPE_CHECKING:
-    from bot.store.records import Stats, SyncReport
+    from bot.store.records import Stats
 from bot.cards import (
     DeadEndCard,
     Diagnosis,
@@ -41,23 +41,16 @@ from bot.cards import (
 MAX_PASTE_CHARS = 200_000
 
 
-@dataclass
-class TeamExport:
-    """What ``errkb export --team`` writes: seed objects, changed translation overlays, fixtures by entry id."""
-
-    raws: list[dict[str, Any]] = field(default_factory=list)
-    translations: dict[str, dict[str, Any]] = field(default_factory=dict)
-    fixtures: dict[str, str] = field(default_factory=dict)  # a team entry's example line (masked)
-    fixes: int = 0
-    problems: list[Problem] = field(default_factory=list)
-
-
 class FeedbackSource(Protocol):
-    """What the service needs of the store."""
+    """What knowledge reads of the store: live numbers, hits and usage."""
 
     async def feedback(self, entry_ids: Iterable[str], workspace: str | None = None) -> dict[str, Feedback]: ...
 
     async def record_hit(self, entry_id: str, locale: str, day: dt.date | None = None) -> None: ...
+
+    async def hit_counts(self, workspace: str | None = None) -> dict[str, int]: ...
+
+    async def stats(self, limit: int = 10, workspace: str | None = None) -> Stats: ...
 
 
 class TeamSource(Protocol):
@@ -68,13 +61,14 @@ class TeamSource(Protocol):
     async def fetch(self, entry_id: str) -> Entry | None: ...
 
 
-class ErrkbService:
-    """Diagnose, show and search, with live crowd numbers when a store is attached."""
+class Knowledge:
+    """Diagnose, show and search, with live crowd numbers when a store is attached, and a workspace's
+    team-written entries when ``team`` is given (the CLI knows the KB only)."""
 
-    def __init__(self, kb: KnowledgeBase, store: FeedbackSource | None = None) -> None:
+    def __init__(self, kb: KnowledgeBase, store: FeedbackSource | None = None, team: TeamSource | None = None) -> None:
         self.kb = kb
         self.store = store
-        self.team: TeamSource | None = None  # set by the chat service; the CLI knows the KB only
+        self.team = team
 
     def _entry(self, entry_id: str) -> Entry:
         found = self.kb.entries.get(entry_id) or (self.team.entry(entry_id) if self.team is not None else None)
@@ -144,7 +138,7 @@ class ErrkbService:
     async def usage(self, limit: int = 5, workspace: str | None = None) -> UsageCard:
         """The most matched entries and most trusted workarounds, in the current locale; with ``workspace``,
         only that workspace's matches and votes."""
-        if self.store is None or not hasattr(self.store, "stats"):
+        if self.store is None:
             return UsageCard(len(self.kb.entries), [], [], {}, 0, 0, 0, 0, 0)
         stats = await self.store.stats(limit=max(4 * limit, 20), workspace=workspace)
         ids = dict.fromkeys([e.entry_id for e in stats.top_entries[:limit]]
@@ -162,62 +156,6 @@ class ErrkbService:
         trusted.sort(key=lambda t: (t.workaround.success_rate, t.workaround.votes_up), reverse=True)
         return UsageCard(len(self.kb.entries), top, trusted[:limit], stats.hits_by_locale,
                          stats.votes_up, stats.votes_down, stats.diagnosis_up, stats.diagnosis_down, stats.voters)
-
-    # --- the knowledge base in the store (``errkb seed``, ``export``, ``stats``, ``db``) -------------
-
-    def _stored(self) -> Any:
-        if self.store is None:
-            raise RuntimeError("this needs the store")
-        return self.store
-
-    async def seed(self) -> SyncReport:
-        """Bring the store in line with this KB (votes are kept)."""
-        return await self._stored().sync_entries(self.kb.entries)
-
-    async def export(self) -> tuple[list[dict[str, Any]], list[Problem]]:
-        """Each entry as a seed carrying the crowd's numbers, and anything that would not validate."""
-        raws = await self._stored().export_raws(self.kb.entries)
-        return raws, [p for raw in raws for p in validate_entry(raw, raw.get("id", "?"))]
-
-    async def export_team(self, workspace: str) -> TeamExport:
-        """``workspace``'s live team entries (their example line as a fixture) and its suggested fixes, appended
-        to their entries, as seed objects; see ``bot.store.export.with_suggestions``."""
-        from bot.kb.team_entry import team_raw
-        from bot.store.export import with_suggestions
-
-        store = self._stored()
-        team = await store.team_entries(workspace, ("live", "verified"))
-        fixes = await store.suggested_fixes(workspace)
-        live = await store.feedback([t.entry_id for t in team] + list(fixes), workspace)
-        found = TeamExport()
-        for t in team:
-            raw, _ = with_suggestions(team_raw(t.entry_id, t.locale, t.body, t.regex, t.status),
-                                      fixes.get(t.entry_id, ()), live[t.entry_id])
-            found.raws.append(raw)
-            found.fixtures[t.entry_id] = t.example
-        for entry_id, mine in fixes.items():
-            entry = self.kb.entries.get(entry_id)
-            if entry is None or entry_id in found.fixtures:
-                continue  # a fix on a retired entry, or on a team entry already written
-            raw, overlay = with_suggestions(entry.raw, mine, live[entry_id], entry.translations or None)
-            found.raws.append(raw)
-            if overlay:
-                found.translations[entry_id] = overlay
-        found.fixes = sum(len(f) for i, f in fixes.items() if i in found.fixtures or i in self.kb.entries)
-        found.problems.extend(p for raw in found.raws for p in validate_entry(raw, raw["id"]))
-        return found
-
-    async def stats(self, limit: int = 10) -> tuple[dict[str, int], Stats]:
-        """Entries per domain, and the store's usage figures."""
-        domains = Counter(e.domain for e in self.kb.entries.values())
-        return dict(sorted(domains.items())), await self._stored().stats(limit=limit)
-
-    async def check(self, repair: bool = False) -> list[str]:
-        """Every counter that disagrees with the vote rows ([] when none); ``repair`` mends them."""
-        if repair:
-            fixed = await self._stored().repair()
-            return [f"{fixed} counter(s) repaired"] if fixed else []
-        return await self._stored().check()
 
     async def _feedback(self, entry_ids: list[str], workspace: str | None = None) -> dict[str, Feedback]:
         if self.store is None or not entry_ids:
