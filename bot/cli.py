@@ -179,7 +179,11 @@ def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
     paste = SAMPLE.read_text(encoding="utf-8")
 
     async def work(service: Knowledge):
-        await service.store.sync_entries(service.kb.entries)
+        from bot.service.catalog import Catalog
+        from bot.store import Store
+
+        assert isinstance(service.store, Store)
+        await Catalog(service.kb, service.store).seed()
         results = []
         for locale in ("en-US", "zh-CN"):
             with i18n.use_locale(locale):

@@ -67,7 +67,7 @@ class Answers:
         """A new or edited message in a channel: record the decision to answer it, if there is one."""
         if m.author.own:
             return
-        errorish = has_error_line(m.text)  # once per message: the team lookup and the unknown count both ask
+        errorish = bool(has_error_line(m.text))  # once per message: the team lookup and the unknown count both ask
         matches = await self.find(m.workspace, m.text, errorish)
         if not matches and not m.files:
             if errorish:
@@ -102,7 +102,7 @@ class Answers:
         if not text.strip():
             return []
         if errorish is None:
-            errorish = has_error_line(text)
+            errorish = bool(has_error_line(text))
         team = await self.team.find(workspace, text) if errorish else []
         with metrics.timed_match() as found:
             matches = team or self.knowledge.find(text, limit=1)
@@ -176,7 +176,8 @@ class Answers:
                 return await self._note(d, "already", via)
             return await self._note(d, "nothing", via)
         if d.kind == "nothing" and job.memo is not None:
-            return await self._unknown_note(d, *job.memo, via)
+            found, frame = job.memo
+            return await self._unknown_note(d, found, frame, via)
         return await self._note(d, d.kind, via)
 
     async def _unknown_note(self, d: Decision, found: Shape, frame: str | None, via: Via) -> bool:

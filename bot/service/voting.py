@@ -108,10 +108,10 @@ class Voting:
         found = await self.store.message_record(workspace, channel, ts)
         if found is None or found.posted.workaround is None:
             return None, None
-        posted = found.posted
+        posted, index = found.posted, found.posted.workaround
         with i18n.use_locale(posted.locale):
             entry = await self.knowledge.card(posted.entry_id, found.feedback)
-            workaround = entry.workaround(posted.workaround) if entry else None
+            workaround = entry.workaround(index) if entry else None
             if entry is None or workaround is None:
                 return None, None
             rank = placement(found.thread, ts, entry.id)

@@ -32,7 +32,7 @@ MAX_BODY_BYTES = 2 * 1024 * 1024
 MAX_SKEW_SECONDS = 5 * 60  # Slack's replay window
 MAX_NESTING = 64  # Slack's payloads are a few levels deep; a deeper document is refused unparsed
 # where the handler finds a JSON body's object, parsed once (None for a form)
-PAYLOAD: web.RequestKey[dict[str, Any] | None] = web.RequestKey("errkb_payload", object)
+PAYLOAD: web.RequestKey[dict[str, Any] | None] = web.RequestKey("errkb_payload", dict)
 
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')  # a JSON string, escapes included
 _BRACKET = re.compile(r"[\[\]{}]")

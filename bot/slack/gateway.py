@@ -288,7 +288,7 @@ class Gateway:
 
 def _backoff(attempt: int) -> float:
     """``BACKOFF_SECONDS`` doubled per attempt, spread over [d, 2d) so retries do not arrive together."""
-    delay = BACKOFF_SECONDS * 2 ** (attempt - 1)
+    delay = BACKOFF_SECONDS * 2.0 ** (attempt - 1)
     return delay * (1.0 + random.random())
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from slack_bolt.authorization.async_authorize import AsyncInstallationStoreAuthorize
 from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
+from slack_sdk.oauth.installation_store.async_installation_store import AsyncInstallationStore
 from slack_sdk.oauth.installation_store.sqlalchemy import AsyncSQLAlchemyInstallationStore
 from slack_sdk.oauth.state_store.sqlalchemy import AsyncSQLAlchemyOAuthStateStore
 from slack_sdk.web.async_client import AsyncWebClient
@@ -61,7 +62,7 @@ class WorkspaceClient(AsyncWebClient):
     """A client for work outside any request (an answer taken over after a restart): it looks up its
     workspace's bot token in the installation store on first use."""
 
-    def __init__(self, store: AsyncSQLAlchemyInstallationStore, workspace: str, **kwargs: Any) -> None:
+    def __init__(self, store: AsyncInstallationStore, workspace: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._store, self._workspace = store, workspace
 
@@ -79,7 +80,7 @@ class Installations:
     KNOWN_FOR = 60.0
     UNKNOWN_FOR = 5.0
 
-    def __init__(self, store: AsyncSQLAlchemyInstallationStore, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, store: AsyncInstallationStore, clock: Callable[[], float] = time.monotonic) -> None:
         self._store = store
         self._clock = clock
         self._seen: dict[str, tuple[bool, float]] = {}
