@@ -181,14 +181,7 @@ async def start(settings: Settings, host: str = "0.0.0.0", port: int | None = No
 
     ``seed=False`` skips syncing the seeds into the store, for a store known to hold them already."""
     socket_mode = bool(settings.app_token)
-    if not settings.bot_token and not settings.oauth:
-        raise SystemExit("errkb serve: set SLACK_BOT_TOKEN (the bot token, xoxb-…), or SLACK_CLIENT_ID and "
-                         "SLACK_CLIENT_SECRET to install in many workspaces (OAuth)")
-    if settings.oauth and socket_mode:
-        raise SystemExit("errkb serve: OAuth installs need HTTP mode (Slack redirects the browser to "
-                         "/slack/oauth_redirect); unset SLACK_APP_TOKEN, or SLACK_CLIENT_ID/SECRET")
-    if not socket_mode and not settings.signing_secret:
-        raise SystemExit("errkb serve: set SLACK_SIGNING_SECRET (HTTP mode), or SLACK_APP_TOKEN for Socket Mode")
+    settings.check_serve()
     i18n.load_catalogs()
     kb = kb or KnowledgeBase.load(settings.seeds_dir)
     kb.matcher.fallback  # noqa: B018 - built (or loaded from the snapshot) now, not while the first events wait
