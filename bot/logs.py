@@ -120,8 +120,10 @@ class JsonLines(logging.Formatter):
         line: dict[str, Any] = {"ts": self.formatTime(record, "%Y-%m-%dT%H:%M:%S") + f".{int(record.msecs):03d}Z",
                                 "level": record.levelname, "logger": record.name, "message": record.getMessage()}
         line |= {name: getattr(record, name) for name in JSON_FIELDS if hasattr(record, name)}
-        if record.exc_text or record.exc_info:
-            line["exception"] = record.exc_text or self.formatException(record.exc_info)
+        if record.exc_text:
+            line["exception"] = record.exc_text
+        elif record.exc_info:
+            line["exception"] = self.formatException(record.exc_info)
         return json.dumps(line, ensure_ascii=False, default=str)
 
 

@@ -105,7 +105,7 @@ def _kept(kind: str, digest: str, build: Callable[[], T], usable: Callable[[obje
     """The ``kind`` kept in the KB snapshot under ``digest`` when usable, else built and kept."""
     found = read_cached(kind, digest)
     if usable(found):
-        return found  # type: ignore[return-value]
+        return found
     built = build()
     write_cached(kind, digest, built)
     return built

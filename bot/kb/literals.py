@@ -152,12 +152,17 @@ def _sequence(items: list, found: list[frozenset[str]] | None = None) -> _Info:
     run: frozenset[str] | None = frozenset({""})
     best: frozenset[str] | None = None
     whole_exact = True
+    exact: frozenset[str] | None
+    required: frozenset[str] | None
     for op, av in _runs(items):
-        exact, required = (frozenset({av}), frozenset({av})) if op is _RUN else _item(op, av)
         if op is _RUN:  # a run of plain text is required on its own, whatever it is joined to
-            best = _better(best, exact)
+            text: frozenset[str] = frozenset({av})
+            exact, required = text, text
+            best = _better(best, text)
             if found is not None:
-                found.append(exact)
+                found.append(text)
+        else:
+            exact, required = _item(op, av)
         joined = _cross(run, exact) if run is not None and exact is not None else None
         if joined is not None:
             run = joined

@@ -136,7 +136,7 @@ class Matcher:
         self._ids: list[str] = []
         self._patterns: list[str] = []
         self._unfiltered: list[int] = []
-        self._severity: list[int] = []
+        self._severity: list[float] = []
         self._constraints: dict[int, tuple] = {}
         self._bounds: dict[int, tuple[Bound, ...]] = {}  # the entries whose regex has bounds to lift
         links: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}

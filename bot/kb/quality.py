@@ -14,7 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from bot.kb import noise
-from bot.kb.entry import Entry, Problem
+from bot.kb.entry import DeadEnd, Entry, Problem, Workaround
 from bot.kb.matcher import Matcher
 from bot.kb.normalize import normalize
 
@@ -76,7 +76,8 @@ def translation_gaps(entry: Entry) -> Iterable[tuple[str, str]]:
     for key in ("signature_zh", "root_cause_zh"):
         if not str(entry.translated(key) or "").strip():
             yield key, "missing Chinese translation"
-    items = [("workarounds", i, w, f"{w.action} {w.how}") for i, w in enumerate(entry.workarounds)]
+    items: list[tuple[str, int, Workaround | DeadEnd, str]] = [
+        ("workarounds", i, w, f"{w.action} {w.how}") for i, w in enumerate(entry.workarounds)]
     items += [("dead_ends", i, d, f"{d.action} {d.why_fails}") for i, d in enumerate(entry.dead_ends)]
     for i, w in enumerate(entry.workarounds):
         if not w.action.strip():

@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import accumulate
 from operator import sub
+from typing import Literal
 
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
@@ -61,7 +62,8 @@ _PHRASE_BONUS = 0.3  # the signature prints the phrase an abbreviation stands fo
 _PRIOR = 0.15  # weight of log(1 + popularity) in the final score
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.+#-]*[a-z0-9+#]|[a-z0-9]")
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
-_WIDTHS = ((1, "B"), (2, "H"), (4, "I"))  # (bytes, array code) a posting list's numbers are stored at
+# (bytes, array code) a posting list's numbers are stored at
+_WIDTHS: tuple[tuple[int, Literal["B", "H", "I"]], ...] = ((1, "B"), (2, "H"), (4, "I"))
 
 
 def _width(largest: int) -> int:

@@ -61,7 +61,8 @@ class _Out:
     """Collects styled, wrapped lines."""
 
     def __init__(self, color: bool, width: int) -> None:
-        self.color, self.width, self.lines = color, width, []
+        self.color, self.width = color, width
+        self.lines: list[str] = []
 
     def style(self, text: str, code: str) -> str:
         return f"{code}{text}{_RESET}" if self.color else text

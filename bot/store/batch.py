@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import bindparam, delete, update
 from sqlalchemy.dialects.postgresql import asyncpg
 from sqlalchemy.dialects.sqlite import aiosqlite
-from sqlalchemy.sql.compiler import Compiled
+from sqlalchemy.sql.compiler import SQLCompiler
 
 from bot.store.models import DecisionRow, EntryRow, Target
 from bot.store.records import PostedRow, WriteBatch
@@ -27,9 +27,11 @@ _D = DecisionRow.__table__
 _DIALECTS = {"sqlite": aiosqlite.dialect(), "postgresql": asyncpg.dialect()}
 
 
-def _compiled(statements: dict[str, Any] | Any) -> dict[str, Compiled]:
-    return {name: (statements[name] if isinstance(statements, dict) else statements).compile(dialect=dialect)
-            for name, dialect in _DIALECTS.items()}
+def _compiled(statements: dict[str, Any] | Any) -> dict[str, SQLCompiler]:
+    compiled = {name: (statements[name] if isinstance(statements, dict) else statements).compile(dialect=dialect)
+                for name, dialect in _DIALECTS.items()}
+    assert all(isinstance(c, SQLCompiler) for c in compiled.values())  # DML for a SQL dialect
+    return compiled
 
 
 _REMEMBER = _compiled(REMEMBER)
@@ -44,7 +46,7 @@ _LIVE = {"sqlite": _SELECT_LIVE + "IN (SELECT value FROM json_each(?))",
          "postgresql": _SELECT_LIVE + "= ANY($1::varchar[])"}
 
 
-def _rows(compiled: Compiled, values: Sequence[dict[str, Any]]) -> list[tuple[Any, ...]]:
+def _rows(compiled: SQLCompiler, values: Sequence[dict[str, Any]]) -> list[tuple[Any, ...]]:
     names = compiled.positiontup or ()
     return [tuple(v[name] for name in names) for v in values]
 
@@ -68,7 +70,7 @@ async def write(driver: Any, dialect: str, batch: WriteBatch, now: float) -> lis
 async def _statements(driver: Any, dialect: str, batch: WriteBatch, now: float) -> list[PostedRow]:
     sqlite = dialect == "sqlite"
 
-    async def many(compiled: Compiled, values: Sequence[dict[str, Any]]) -> None:
+    async def many(compiled: SQLCompiler, values: Sequence[dict[str, Any]]) -> None:
         if values:
             await driver.executemany(compiled.string, _rows(compiled, values))
 

@@ -103,12 +103,11 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
         connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
 
-def insert(conn: AsyncConnection | Connection, table: Any) -> Any:
+def insert(conn: AsyncConnection | Connection, table: Table | type[Any]) -> Any:
     """An INSERT for ``table`` (mapped class or Table) with this dialect's ON CONFLICT clauses."""
-    if isinstance(table, type):
-        table = table.__table__
-    assert isinstance(table, Table)
-    return pg_insert(table) if conn.dialect.name == "postgresql" else sqlite_insert(table)
+    target = table if isinstance(table, Table) else table.__table__
+    assert isinstance(target, Table)
+    return pg_insert(target) if conn.dialect.name == "postgresql" else sqlite_insert(target)
 
 
 def _transient(exc: DBAPIError) -> bool:

@@ -14,6 +14,7 @@ from bot.store.engine import Database
 
 if TYPE_CHECKING:
     from alembic.config import Config
+    from sqlalchemy.ext.asyncio import AsyncConnection
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 # The newest revision in migrations/versions (a test checks they agree). A database already there
@@ -41,12 +42,14 @@ def head_revision() -> str:
     return head
 
 
-def _upgrade(connection: Connection) -> str | None:
+def _upgrade(connection: Connection) -> str:
     from alembic import command
     from alembic.runtime.migration import MigrationContext
 
     command.upgrade(alembic_config(connection), "head")
-    return MigrationContext.configure(connection).get_current_revision()
+    revision = MigrationContext.configure(connection).get_current_revision()
+    assert revision is not None  # just brought to the head revision
+    return revision
 
 
 def _current(connection: Connection) -> str | None:
@@ -60,7 +63,7 @@ async def upgrade_database(db: Database) -> str:
     if await stored_revision(db) == HEAD:
         return HEAD
 
-    async def work(conn):  # type: ignore[no-untyped-def]
+    async def work(conn: AsyncConnection) -> str:
         if db.dialect == "postgresql":
             await conn.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": _PG_LOCK_ID})
             if db.schema:
@@ -74,7 +77,7 @@ async def upgrade_database(db: Database) -> str:
 async def stored_revision(db: Database) -> str | None:
     """The revision ``alembic_version`` holds, read with plain SQL (None: no schema yet)."""
 
-    async def read(conn):  # type: ignore[no-untyped-def]
+    async def read(conn: AsyncConnection) -> str | None:
         return (await conn.execute(text("SELECT version_num FROM alembic_version"))).scalar_one_or_none()
 
     try:

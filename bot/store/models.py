@@ -7,7 +7,7 @@ timestamps (``event_ts``, ``action_ts``) arrive in that form. Pasted text is nev
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallationStore
 from slack_sdk.oauth.state_store.sqlalchemy import SQLAlchemyOAuthStateStore
@@ -23,6 +23,7 @@ from sqlalchemy import (
     MetaData,
     SmallInteger,
     String,
+    Table,
     Text,
     UniqueConstraint,
     false,
@@ -49,6 +50,8 @@ LOCALE = String(35)
 
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING)
+    if TYPE_CHECKING:  # each model maps one Table (DeclarativeBase allows any FromClause, e.g. a select)
+        __table__: ClassVar[Table]
 
 
 class EntryRow(Base):

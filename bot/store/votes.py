@@ -9,7 +9,7 @@ import datetime as dt
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sqlalchemy import and_, bindparam, func, or_, select, update
+from sqlalchemy import BindParameter, and_, bindparam, func, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -190,7 +190,7 @@ async def feedback(conn: AsyncConnection, entry_ids: Sequence[str]) -> dict[str,
 
 
 # Built once: a statement built per call costs more Python than the query itself (an answer reads one).
-_IDS = bindparam("ids", expanding=True)
+_IDS: BindParameter[list[str]] = bindparam("ids", expanding=True)  # entry ids
 _ENTRY_TALLIES = (select(Target.entry_id, Target.kind, Target.position, Target.up, Target.down)
             .where(Target.entry_id.in_(_IDS), or_(Target.kind == DIAGNOSIS, Target.position.is_not(None))))
 # A voter is evidence for an entry when they vote on one of its workarounds either way, or
