@@ -15,7 +15,7 @@ matches the fixture pastes, chat and one 40,000-character log (all rounds, and t
 alone), against a baseline in the same process: Python's ``re`` looped over every regex, on a
 sample of the pastes. Last, the bundled KB's ``errkb diagnose`` (warm and with ``ERRKB_CACHE=off``).
 
-    .venv/bin/python bench/bench_kbscale.py [--sizes 10000 50000] [--rounds 2] [--baseline-pastes 60] [--runs 3]
+    .venv/bin/python -m bench.bench_kbscale [--sizes 10000 50000] [--rounds 2] [--baseline-pastes 60] [--runs 3]
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ import gc
 import json
 import os
 import re
-import resource
 import shutil
 import statistics
 import subprocess
@@ -35,26 +34,23 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+from bench.harness import (
+    REPO,
+    SEEDS,
+    chat_lines,
+    fixture_pastes,
+    make_parser,
+    module_command,
+    peak_mib,
+    rss_mib,
+    spread_ms,
+)
+from bot.kb.entry import Entry
+from bot.kb.knowledge import KnowledgeBase
+from bot.kb.normalize import normalize
+from bot.kb.seeds import export_seeds, load_seeds
 
-from bot.kb.entry import Entry  # noqa: E402
-from bot.kb.knowledge import KnowledgeBase  # noqa: E402
-from bot.kb.normalize import normalize  # noqa: E402
-from bot.kb.seeds import export_seeds, load_seeds  # noqa: E402
-
-PASTES = REPO / "pastes"
-CHAT = REPO / "pastes" / "_chat"
 _WORD = re.compile(r"[A-Za-z]{4,}")
-
-
-def rss_mib() -> float:
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * resource.getpagesize() / 2**20
-
-
-def peak_mib() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def _suffix(i: int) -> str:
@@ -144,18 +140,11 @@ def clone(entries: dict[str, Entry], count: int) -> dict[str, Entry]:
 
 
 def pastes() -> list[str]:
-    texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(PASTES.glob("*/*/*.txt"))]
-    for path in sorted(CHAT.glob("*.json")):
-        texts.extend(json.loads(path.read_text(encoding="utf-8")))
+    texts = fixture_pastes() + chat_lines()
     log = "".join(f"2026-11-30 03:{i // 60 % 60:02d}:{i % 60:02d} INFO step {i} loss=0.{i % 997:03d}\n"
                   for i in range(800))
     texts.append((log * 2)[:38_000] + texts[0])
     return texts
-
-
-def percentiles(samples: list[float]) -> dict[str, float]:
-    s = sorted(samples)
-    return {"p50": statistics.median(s) * 1e3, "p99": s[max(0, int(len(s) * 0.99) - 1)] * 1e3, "max": s[-1] * 1e3}
 
 
 def child(seeds_dir: str, rounds: int, baseline_pastes: int) -> dict:
@@ -206,11 +195,11 @@ def child(seeds_dir: str, rounds: int, baseline_pastes: int) -> dict:
     return {
         "size": len(entries), "pastes": len(items), "answered": found // rounds, "load_s": load_s,
         "kb_mib": loaded_rss - base_rss, "rss_mib": matched_rss, "peak_mib": peak_mib(),
-        "match": percentiles(samples), "warm": percentiles(warm), "cache": matcher.cache_info(),
+        "match": spread_ms(samples), "warm": spread_ms(warm), "cache": matcher.cache_info(),
         "slowest": [(f"{len(items[i])} chars: {items[i].strip().splitlines()[-1][:60]!r}", warm[i] * 1e3)
                     for i in slowest],
         "baseline_build_s": baseline_build_s,
-        "baseline": percentiles(base_samples), "ours_on_sample": percentiles(ours_on_sample),
+        "baseline": spread_ms(base_samples), "ours_on_sample": spread_ms(ours_on_sample),
         "sample": len(sample),
     }
 
@@ -258,9 +247,9 @@ def timed(argv: list[str], env: dict[str, str], stdin: bytes = b"") -> tuple[flo
 
 def started(env: dict[str, str], store: Path, seeds: Path) -> dict:
     """One ``errkb serve`` start on the seeded ``store`` as a fresh process (see :func:`serve_start`)."""
-    argv = [sys.executable, __file__, "--start", str(seeds), "--spawned", repr(time.time())]
+    argv = module_command("bench_kbscale", "--start", str(seeds), "--spawned", repr(time.time()))
     out = subprocess.run(argv, env={**env, "DATABASE_URL": f"sqlite+aiosqlite:///{store}", "LOG_LEVEL": "WARNING"},
-                         capture_output=True, text=True)
+                         cwd=REPO, capture_output=True, text=True)
     if out.returncode:
         raise SystemExit(f"errkb serve failed: {out.stderr.strip()[-300:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -276,10 +265,10 @@ def median_run(runs: int, argv: list[str], env: dict[str, str], stdin: bytes = b
 
 
 def write(directory: Path, size: int) -> None:
-    entries = clone(load_seeds(REPO / "seeds"), size)
+    entries = clone(load_seeds(SEEDS), size)
     export_seeds([e.raw for e in entries.values()], directory,
                  {e.id: e.translations for e in entries.values() if e.translations})
-    shutil.copy(REPO / "seeds" / "entry.schema.json", directory)
+    shutil.copy(SEEDS / "entry.schema.json", directory)
 
 
 def scale(size: int, args: argparse.Namespace, paste: bytes) -> None:
@@ -287,7 +276,8 @@ def scale(size: int, args: argparse.Namespace, paste: bytes) -> None:
     try:
         t0 = time.perf_counter()
         # in a child: a child process's peak RSS counts its parent's at the fork, so this one stays small
-        subprocess.run([sys.executable, __file__, "--write", str(work / "seeds"), "--sizes", str(size)], check=True)
+        subprocess.run(module_command("bench_kbscale", "--write", str(work / "seeds"), "--sizes", str(size)),
+                       cwd=REPO, check=True)
         wrote = time.perf_counter() - t0
         env = {**os.environ, "ERRKB_SEEDS": str(work / "seeds"), "DATABASE_URL": f"sqlite+aiosqlite:///{work}/kb.db",
                "ERRKB_CACHE": str(work / "seed-cache"), "PYTHONPATH": str(REPO)}
@@ -297,8 +287,9 @@ def scale(size: int, args: argparse.Namespace, paste: bytes) -> None:
         cold_s, cold_mib, _ = timed(errkb("diagnose", "-"), env, paste)
         warm_s, warm_mib = median_run(args.runs, errkb("diagnose", "-"), env, paste)
         serve = [started(env, work / "kb.db", work / "seeds") for _ in range(args.runs + 1)]
-        out = subprocess.run([sys.executable, __file__, "--child", str(work / "seeds"), "--rounds", str(args.rounds),
-                              "--baseline-pastes", str(args.baseline_pastes)], capture_output=True, text=True, env=env)
+        out = subprocess.run(module_command("bench_kbscale", "--child", str(work / "seeds"), "--rounds",
+                                            str(args.rounds), "--baseline-pastes", str(args.baseline_pastes)),
+                             cwd=REPO, capture_output=True, text=True, env=env)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if out.returncode:
@@ -348,7 +339,7 @@ def bundled(args: argparse.Namespace, paste: bytes) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = make_parser(__doc__)
     parser.add_argument("--sizes", type=int, nargs="*", default=[10_000, 50_000])
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--baseline-pastes", type=int, default=60)

@@ -1,6 +1,6 @@
 """Load benchmark: signed Slack events at fixed rates into a real ``errkb serve``, against a bare Bolt app.
 
-Everything runs on 127.0.0.1. This process hosts the fake Slack Web API (``tests/slack/fake_slack.py``)
+Everything runs on 127.0.0.1. This process hosts the fake Slack Web API (``tests.support.fake_slack``)
 and plays Slack: it posts signed ``event_callback`` requests on a fixed schedule (open loop: a slow
 server does not slow the sender), 90% chat lines (``pastes/_chat``) and 10% pastes
 (``pastes``), each in its own thread, spread over one channel per event per second.
@@ -18,22 +18,18 @@ posted twice in one thread), the server's peak RSS, and the ratios errkb / bare.
 ``--votes RATE`` then sends 👍/👎 add/remove events at RATE per second for ``--seconds`` onto errkb's
 answers, kills the server with SIGKILL right after, and checks ``errkb db check`` is clean.
 
-    .venv/bin/python bench/bench_load.py [--rates 100,400] [--seconds 10] [--postgres URL] [--votes 1000]
+    .venv/bin/python -m bench.bench_load [--rates 100,400] [--seconds 10] [--postgres URL] [--votes 1000]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import hashlib
-import hmac
 import json
 import math
 import os
 import random
 import re
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -43,18 +39,29 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+import aiohttp
 
-import aiohttp  # noqa: E402
-
-from tests import slack_payloads as p  # noqa: E402
-from tests.slack.fake_slack import TOKEN, FakeSlack  # noqa: E402
+from bench.harness import (
+    ERRKB,
+    REPO,
+    SEEDS,
+    Served,
+    chat_lines,
+    cpu_seconds,
+    fixture_pastes,
+    free_port,
+    make_parser,
+    module_command,
+    pct,
+    peak_rss_mib,
+    serve_errkb,
+    signed_json,
+)
+from tests.support import payloads as p
+from tests.support.fake_slack import TOKEN, FakeSlack
+from tests.support.waits import quiet
 
 SECRET = "bench-signing-secret"
-PASTES = REPO / "pastes"
-CHAT = REPO / "pastes" / "_chat"
-ERRKB = Path(sys.executable).with_name("errkb")
 # The bare app's one regex: an exception or error line, as most pastes end.
 BARE_REGEX = r"(?m)^\S*(Error|Exception)\b[^\n]*"
 PG_ENV = "ERRKB_TEST_POSTGRES_URL"
@@ -84,75 +91,11 @@ def run_bare(port: int, api_url: str) -> None:
 # --- servers ----------------------------------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def start_errkb(api_url: str, database_url: str, tmp: Path, tag: str) -> Served:
+    return serve_errkb(api_url, database_url, tmp / f"errkb-{tag}.log", SECRET, cwd=tmp)
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time a process has used so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def rss_mib(pid: int) -> tuple[float, float]:
-    """(current, peak) resident memory of a process, in MiB."""
-    fields = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        key, _, value = line.partition(":")
-        fields[key] = value
-    return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
-
-
-@dataclass
-class Server:
-    name: str
-    proc: subprocess.Popen
-    port: int
-    log: Path
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/slack/events"
-
-    async def ready(self, timeout: float = 60.0) -> None:
-        deadline = time.monotonic() + timeout
-        async with aiohttp.ClientSession() as session:
-            while time.monotonic() < deadline:
-                if self.proc.poll() is not None:
-                    raise SystemExit(f"bench: {self.name} exited; see {self.log}:\n{self.log.read_text()[-2000:]}")
-                try:
-                    async with session.post(self.url, data=b"{}") as r:  # unsigned: 401 means it listens
-                        if r.status in (401, 400, 200):
-                            return
-                except aiohttp.ClientError:
-                    pass
-                await asyncio.sleep(0.2)
-        raise SystemExit(f"bench: {self.name} did not start within {timeout:.0f} s; see {self.log}")
-
-    def stop(self, kill: bool = False) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGKILL if kill else signal.SIGTERM)
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-
-
-def start_errkb(api_url: str, database_url: str, tmp: Path, tag: str) -> Server:
-    port = free_port()
-    log = tmp / f"errkb-{tag}.log"
-    env = {**os.environ, "SLACK_BOT_TOKEN": TOKEN, "SLACK_SIGNING_SECRET": SECRET, "SLACK_API_URL": api_url,
-           "DATABASE_URL": database_url, "PORT": str(port), "ERRKB_SEEDS": str(REPO / "seeds")}
-    env.pop("SLACK_APP_TOKEN", None)
-    with log.open("w") as out:
-        proc = subprocess.Popen([str(ERRKB), "serve"], env=env, stdout=out, stderr=subprocess.STDOUT, cwd=tmp)
-    return Server("errkb", proc, port, log)
-
-
-async def metrics_line(server: Server) -> str:
+async def metrics_line(server: Served) -> str:
     """errkb's own counters after a run (GET /metrics): events by outcome, matches by how, Web API results."""
     from prometheus_client.parser import text_string_to_metric_families
 
@@ -172,22 +115,16 @@ async def metrics_line(server: Server) -> str:
                      for name, values in sums.items())
 
 
-def start_bare(api_url: str, tmp: Path) -> Server:
+def start_bare(api_url: str, tmp: Path) -> Served:
     port = free_port()
     log = tmp / "bare.log"
     with log.open("w") as out:
-        proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--role", "bare", str(port), api_url],
+        proc = subprocess.Popen(module_command("bench_load", "--role", "bare", str(port), api_url),
                                 stdout=out, stderr=subprocess.STDOUT, cwd=REPO)
-    return Server("bare", proc, port, log)
+    return Served("bare", proc, port, log)
 
 
 # --- the load ---------------------------------------------------------------------------------------
-
-
-def sign(body: bytes) -> dict[str, str]:
-    ts = str(int(time.time()))
-    digest = hmac.new(SECRET.encode(), b"v0:" + ts.encode() + b":" + body, hashlib.sha256).hexdigest()
-    return {"X-Slack-Request-Timestamp": ts, "X-Slack-Signature": f"v0={digest}", "Content-Type": "application/json"}
 
 
 @dataclass
@@ -204,8 +141,7 @@ class Event:
 def workload(rate: int, seconds: float, rng: random.Random, run: str, paste_every: int = 10) -> list[Event]:
     """``rate × seconds`` events, one in ``paste_every`` a paste; users take turns (then every reader's
     language is known after the warm-up, as in a workspace that has used errkb for a while)."""
-    pastes = [path.read_text("utf-8", errors="replace") for path in sorted(PASTES.glob("*/*/*.txt"))]
-    chat = [line for path in sorted(CHAT.glob("*.json")) for line in json.loads(path.read_text("utf-8"))]
+    pastes, chat = fixture_pastes(), chat_lines()
     channels = [f"C{run}{i:04d}" for i in range(max(1, rate))]
     users = [f"U{k:03d}" for k in range(50)]
     events = []
@@ -228,7 +164,7 @@ async def fire(url: str, events: list[Event], rate: int) -> None:
         async def one(event: Event) -> None:
             event.sent_at = time.monotonic()
             try:
-                async with session.post(url, data=event.body, headers=sign(event.body)) as r:
+                async with session.post(url, data=event.body, headers=signed_json(event.body, SECRET)) as r:
                     await r.read()
                     event.status = r.status
             except aiohttp.ClientError:
@@ -243,11 +179,6 @@ async def fire(url: str, events: list[Event], rate: int) -> None:
                 await asyncio.sleep(delay)
             tasks.append(asyncio.ensure_future(one(event)))
         await asyncio.gather(*tasks)
-
-
-def pct(values: list[float], q: float) -> float:
-    values = sorted(v for v in values if not math.isnan(v))
-    return values[max(0, math.ceil(q * len(values)) - 1)] if values else math.nan
 
 
 @dataclass
@@ -307,31 +238,25 @@ def measure(name: str, rate: int, events: list[Event], fake: FakeSlack, answered
     return Result(name, rate, [e.ack for e in events], firsts, lost, dup, expected, errors, rss)
 
 
-async def settle(fake: FakeSlack, expected: int, grace: float) -> None:
-    deadline = time.monotonic() + grace
-    seen = -1
-    while time.monotonic() < deadline:
-        count = len(fake.calls)
-        if count == seen and count:
-            return
-        seen = count
-        await asyncio.sleep(1.0)
+async def settle(fake: FakeSlack, grace: float) -> None:
+    """Until a second passes without a call to the fake (and there was one), at most ``grace`` seconds."""
+    await quiet(lambda: len(fake.calls), 1.0, grace, nonzero=True)
 
 
-async def one_run(name: str, server: Server, fake: FakeSlack, rate: int, seconds: float, grace: float,
+async def one_run(name: str, server: Served, fake: FakeSlack, rate: int, seconds: float, grace: float,
                   answered, rng: random.Random, run: str) -> Result:
     await server.ready()
     fake.calls.clear()
     warm = workload(25, 2, rng, run + "w", paste_every=1)  # Bolt's auth.test; each reader's language
     await fire(server.url, warm, 25)
-    await settle(fake, 0, 5)
+    await settle(fake, 5)
     fake.calls.clear()
     events = workload(rate, seconds, rng, run)
     cpu = cpu_seconds(server.proc.pid)
     await fire(server.url, events, rate)
-    await settle(fake, 0, grace)
+    await settle(fake, grace)
     cpu = cpu_seconds(server.proc.pid) - cpu
-    _current, peak = rss_mib(server.proc.pid)
+    peak = peak_rss_mib(server.proc.pid)
     result = measure(name, rate, events, fake, answered, peak)
     result.cpu_ms = cpu / len(events) * 1e3
     return result
@@ -340,7 +265,7 @@ async def one_run(name: str, server: Server, fake: FakeSlack, rate: int, seconds
 # --- votes ------------------------------------------------------------------------------------------
 
 
-async def vote_storm(server: Server, fake: FakeSlack, rate: int, seconds: float, rng: random.Random,
+async def vote_storm(server: Served, fake: FakeSlack, rate: int, seconds: float, rng: random.Random,
                      database_url: str, tmp: Path) -> list[str]:
     answers = [c for c in fake.calls_to("chat.postMessage") if c.result.get("ok") and c.get("thread_ts")]
     if not answers:
@@ -376,7 +301,7 @@ async def main_async(args: argparse.Namespace) -> int:
     from bot.kb.knowledge import KnowledgeBase
     from bot.kb.normalize import normalize
 
-    kb = KnowledgeBase.load(REPO / "seeds")
+    kb = KnowledgeBase.load(SEEDS)
     bare = re.compile(BARE_REGEX)
     cache: dict[str, bool] = {}
 
@@ -441,7 +366,7 @@ async def drop_schema(url: str, schema: str) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = make_parser(__doc__, whole_doc=False, seed=1)
     parser.add_argument("--role", choices=("bare",), help=argparse.SUPPRESS)
     parser.add_argument("role_args", nargs="*", help=argparse.SUPPRESS)
     parser.add_argument("--rates", type=lambda s: [int(x) for x in s.split(",")], default=[100, 400])
@@ -449,7 +374,6 @@ def main() -> None:
     parser.add_argument("--grace", type=float, default=15.0, help="seconds to wait for the last replies")
     parser.add_argument("--postgres", help=f"a PostgreSQL URL (default ${PG_ENV})")
     parser.add_argument("--votes", type=int, default=0, help="then a vote storm at this rate (events/s)")
-    parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     if args.role == "bare":
         run_bare(int(args.role_args[0]), args.role_args[1])

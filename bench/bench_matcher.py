@@ -3,36 +3,21 @@
 The baseline is what the ancestor project did: loop Python's ``re`` over every entry's regex.
 Both run in this process on the same pastes; the script prints figures and the ratio.
 
-    .venv/bin/python bench/bench_matcher.py [--synthetic 50000] [--rounds 3]
+    .venv/bin/python -m bench.bench_matcher [--synthetic 50000] [--rounds 3]
 """
 
 from __future__ import annotations
 
-import argparse
 import copy
 import re
-import resource
 import statistics
-import sys
 import time
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-
-from bot.kb.entry import Entry  # noqa: E402
-from bot.kb.knowledge import KnowledgeBase  # noqa: E402
-from bot.kb.matcher import Matcher  # noqa: E402
-from bot.kb.normalize import normalize  # noqa: E402
-
-PASTES = REPO / "pastes"
-CHAT = REPO / "pastes" / "_chat"
-
-
-def rss_mib() -> float:
-    """Current resident memory (RE2 allocates outside Python's heap, so tracemalloc would miss it)."""
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * resource.getpagesize() / 2**20
+from bench.harness import SEEDS, chat_lines, fixture_pastes, make_parser, rss_mib, spread
+from bot.kb.entry import Entry
+from bot.kb.knowledge import KnowledgeBase
+from bot.kb.matcher import Matcher
+from bot.kb.normalize import normalize
 
 
 def synthetic(entries: dict[str, Entry], count: int) -> dict[str, Entry]:
@@ -51,12 +36,7 @@ def synthetic(entries: dict[str, Entry], count: int) -> dict[str, Entry]:
 
 
 def pastes() -> list[str]:
-    texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(PASTES.glob("*/*/*.txt"))]
-    chat = []
-    import json
-
-    for path in sorted(CHAT.glob("*.json")):
-        chat.extend(json.loads(path.read_text(encoding="utf-8")))
+    texts, chat = fixture_pastes(), chat_lines()
     big = ("INFO step ok loss=0.123\n" * 1700) + (texts[0] if texts else "")
     return texts + chat + [big]
 
@@ -71,20 +51,13 @@ def time_each(fn, items: list[str], rounds: int) -> list[float]:
     return samples
 
 
-def describe(name: str, samples: list[float]) -> str:
-    samples = sorted(samples)
-    p50 = statistics.median(samples) * 1e3
-    p99 = samples[int(len(samples) * 0.99) - 1] * 1e3
-    return f"{name:<28} p50 {p50:8.3f} ms   p99 {p99:8.3f} ms   max {samples[-1] * 1e3:8.3f} ms"
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = make_parser(__doc__)
     parser.add_argument("--synthetic", type=int, default=0, help="extra synthetic entries (e.g. 50000)")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
 
-    kb = KnowledgeBase.load(REPO / "seeds")
+    kb = KnowledgeBase.load(SEEDS)
     entries = synthetic(kb.entries, args.synthetic) if args.synthetic else kb.entries
     items = pastes()
     print(f"entries: {len(entries)}   pastes: {len(items)} (incl. one of {len(items[-1]):,} chars)")
@@ -120,8 +93,8 @@ def main() -> None:
 
     print(f"build: matcher {compile_s:.3f} s, {matcher_mib:.1f} MiB   |   baseline re loop "
           f"{baseline_compile_s:.3f} s, {baseline_mib:.1f} MiB")
-    print(describe("errkb (literal filter + RE2)", ours_samples))
-    print(describe("baseline (re over entries)", base_samples))
+    print(spread("errkb (literal filter + RE2)", ours_samples, width=28, digits=3))
+    print(spread("baseline (re over entries)", base_samples, width=28, digits=3))
     ratio = statistics.median(base_samples) / statistics.median(ours_samples)
     total = sum(base_samples) / sum(ours_samples)
     print(f"speed-up vs baseline: median {ratio:.1f}x, total {total:.1f}x")

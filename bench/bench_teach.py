@@ -5,26 +5,21 @@ regex against it (median of --rounds, several regexes), and the per-paste cost o
 workspace with --entries team entries (their own small matcher, regex hits only) next to the KB's own
 match of the same pastes in the same run, with the ratio. Medians; the machine is shared and noisy.
 
-    .venv/bin/python bench/bench_teach.py [--entries 50] [--rounds 5]
+    .venv/bin/python -m bench.bench_teach [--entries 50] [--rounds 5]
 """
 
 from __future__ import annotations
 
-import argparse
 import statistics
-import sys
 import time
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-
-from bot.kb.knowledge import KnowledgeBase  # noqa: E402
-from bot.kb.matcher import Matcher  # noqa: E402
-from bot.kb.normalize import normalize  # noqa: E402
-from bot.kb.propose import check, propose, sample  # noqa: E402
-from bot.kb.team_entry import team_entry  # noqa: E402
-from bot.service.team import Corpus  # noqa: E402
+from bench.harness import PASTES, SEEDS, make_parser
+from bot.kb.knowledge import KnowledgeBase
+from bot.kb.matcher import Matcher
+from bot.kb.normalize import normalize
+from bot.kb.propose import check, propose, sample
+from bot.kb.team_entry import team_entry
+from bot.service.team import Corpus
 
 LINES = ["WidgetError: widget <n> at <hex> is stuck in <name> on <host>",
          "AcmeWidgetError: frobnicator <name> rejected shard <n> from <path> on <host>",
@@ -37,12 +32,12 @@ def ms(seconds: float) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = make_parser(__doc__)
     parser.add_argument("--entries", type=int, default=50)
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
 
-    corpus = Corpus(REPO / "pastes")
+    corpus = Corpus(PASTES)
     start = time.perf_counter()
     chat, pastes = corpus.chat, corpus.pastes
     print(f"corpus load: {ms(time.perf_counter() - start)} ({len(chat)} chat messages, {len(pastes)} pastes, "
@@ -64,7 +59,7 @@ def main() -> None:
                            propose(line))
         entries[entry.id] = entry
     team = Matcher(entries)
-    kb = KnowledgeBase.load(REPO / "seeds")
+    kb = KnowledgeBase.load(SEEDS)
     texts = [p for _, p in pastes[:400]] + [sample(LINES[1])] * 20
     kb.matcher.match(normalize(texts[0]))  # built before timing
     for label, run in (("KB match", lambda t: kb.matcher.match(normalize(t), limit=1)),

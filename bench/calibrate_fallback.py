@@ -14,28 +14,21 @@ It prints, per threshold, the share of answers that were right (precision) and t
 first kind of trial answered rightly (recall), the lowest threshold where precision is at least 95%,
 and the (raw score, precision in that band) points that ``bot/kb/fallback.py`` keeps as CALIBRATION.
 
-    .venv/bin/python bench/calibrate_fallback.py [--min-precision 0.95]
+    .venv/bin/python -m bench.calibrate_fallback [--min-precision 0.95]
 """
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import re
-import sys
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+from bench.harness import PASTES, REPO, SEEDS, chat_lines, make_parser
+from bot.kb.fallback import CALIBRATION, MIN_CONFIDENCE, confidence, error_lines
+from bot.kb.knowledge import KnowledgeBase
+from bot.kb.normalize import normalize
+from bot.kb.quality import fixture_files, read_fixture
 
-from bot.kb.fallback import CALIBRATION, MIN_CONFIDENCE, confidence, error_lines  # noqa: E402
-from bot.kb.knowledge import KnowledgeBase  # noqa: E402
-from bot.kb.normalize import normalize  # noqa: E402
-from bot.kb.quality import fixture_files, read_fixture  # noqa: E402
-
-PASTES = REPO / "pastes"
-CHAT = REPO / "pastes" / "_chat"
 TUNE = REPO / "bench" / "realpastes" / "tune.jsonl"
 
 _NUMBER = re.compile(r"\d+")
@@ -98,10 +91,10 @@ def _monotone(points: list[tuple[float, float, int]]) -> tuple[tuple[float, floa
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = make_parser(__doc__)
     parser.add_argument("--min-precision", type=float, default=0.95)
     args = parser.parse_args()
-    kb = KnowledgeBase.load(REPO / "seeds")
+    kb = KnowledgeBase.load(SEEDS)
     matcher, fallback = kb.matcher, kb.matcher.fallback
     answers: list[tuple[float, bool]] = []  # (raw score of the answer, right?)
     positives = 0
@@ -122,12 +115,11 @@ def main() -> None:
                 kinds["left out"] += 1
                 if wrong:
                     answers.append((wrong[0].raw, False))
-    for path in sorted(CHAT.glob("*.json")):
-        for message in json.loads(path.read_text(encoding="utf-8")):
-            kinds["chat"] += 1
-            guesses = fallback.guess(normalize(message).text)
-            if guesses:
-                answers.append((guesses[0].raw, False))
+    for message in chat_lines():
+        kinds["chat"] += 1
+        guesses = fallback.guess(normalize(message).text)
+        if guesses:
+            answers.append((guesses[0].raw, False))
     if TUNE.exists():
         for row in map(json.loads, TUNE.read_text(encoding="utf-8").splitlines()):
             plain = normalize(row["paste"])

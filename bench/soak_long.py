@@ -1,7 +1,7 @@
 """Long soak: ``errkb serve`` (the real command, a child process) at a steady event rate for minutes.
 
 Does the bot's state stay bounded? This process plays Slack: it hosts the fake Web API
-(``tests/slack/fake_slack.py``) the bot answers through, and posts signed events to the bot at
+(``tests.support.fake_slack``) the bot answers through, and posts signed events to the bot at
 ``--rate`` events a second for ``--minutes``: fixture pastes (each in its own thread, from users in
 four Slack languages, across many channels so Slack's per-channel pace is not what is measured),
 chat lines that must get no answer, 👍/👎 reactions and *Worked* / *Didn't work* clicks on the bot's
@@ -16,22 +16,18 @@ which a random draw of pastes would otherwise spread over the whole run. The bas
 run's first sample after warm-up (``--warmup``, default 60 s): the summary prints the RSS and the
 database's growth rate in the last half against the first half, the RSS over time, and the RSS
 slope (least squares) over the last third, called flat only below ``--flat`` MiB/min.
-``--trace DIR`` runs the bot under ``bench/traced_serve.py`` and prints what grew (Python heap
+``--trace DIR`` runs the bot under ``bench.traced_serve`` and prints what grew (Python heap
 against native memory, allocation sites, object counts).
 
-    .venv/bin/python bench/soak_long.py [--minutes 15] [--rate 30] [--every 30] [--seed 1] [--trace DIR]
+    .venv/bin/python -m bench.soak_long [--minutes 15] [--rate 30] [--every 30] [--seed 1] [--trace DIR]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import hashlib
-import hmac
 import json
-import os
 import signal
-import socket
 import sqlite3
 import statistics
 import sys
@@ -43,14 +39,26 @@ from random import Random
 from typing import Any
 from urllib.parse import urlencode
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+import aiohttp
 
-import aiohttp  # noqa: E402
-
-from bot.render.blocks import ACTION_VOTE_DOWN, ACTION_VOTE_UP  # noqa: E402
-from tests import slack_payloads as p  # noqa: E402
-from tests.slack.fake_slack import TOKEN, FakeSlack  # noqa: E402
+from bench.harness import (
+    REPO,
+    Served,
+    chat_lines,
+    error_lines,
+    fake_slack,
+    fixture_pastes,
+    make_parser,
+    module_command,
+    pct,
+    rss_mib,
+    serve_errkb,
+    signed_json,
+)
+from bot.render.blocks import ACTION_VOTE_DOWN, ACTION_VOTE_UP
+from tests.support import payloads as p
+from tests.support.fake_slack import FakeSlack
+from tests.support.waits import quiet
 
 SECRET = "soak-long-signing-secret"
 ACK_LIMIT = 3.0
@@ -60,25 +68,6 @@ USERS = {f"US{k:03d}": LOCALES[k % len(LOCALES)] for k in range(200)}
 REACTIONS = ("+1", "-1", "+1::skin-tone-3", "thumbsdown", "eyes")
 
 
-def sign(body: bytes) -> dict[str, str]:
-    ts = str(int(time.time()))
-    digest = hmac.new(SECRET.encode(), f"v0:{ts}:".encode() + body, hashlib.sha256).hexdigest()
-    return {"X-Slack-Request-Timestamp": ts, "X-Slack-Signature": f"v0={digest}", "Content-Type": "application/json"}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def rss_mib(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
-
-
 def db_figures(path: Path) -> tuple[float, int, int]:
     """(MiB on disk with the WAL, handled-event rows, decision rows)."""
     size = sum(f.stat().st_size for f in (path, Path(f"{path}-wal")) if f.exists())
@@ -86,13 +75,6 @@ def db_figures(path: Path) -> tuple[float, int, int]:
         events = conn.execute("SELECT count(*) FROM slack_events").fetchone()[0]
         decisions = conn.execute("SELECT count(*) FROM decisions").fetchone()[0]
     return size / 2**20, events, decisions
-
-
-def pct(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 @dataclass
@@ -155,7 +137,7 @@ class Load:
     async def send(self, payload: dict[str, Any], retry: int | None) -> None:
         form = payload.get("form")
         body = urlencode(form).encode() if form else json.dumps(payload).encode()
-        headers = sign(body) | ({"Content-Type": "application/x-www-form-urlencoded"} if form else {})
+        headers = signed_json(body, SECRET) | ({"Content-Type": "application/x-www-form-urlencoded"} if form else {})
         if retry is not None:
             headers |= {"X-Slack-Retry-Num": str(retry), "X-Slack-Retry-Reason": "http_timeout"}
         started = time.monotonic()
@@ -184,42 +166,17 @@ def vote_buttons(blocks: Any, channel: str, ts: str) -> list[tuple[str, str, str
 
 
 def read_fixtures(rng: Random) -> tuple[list[str], list[str]]:
-    pastes = [f.read_text(encoding="utf-8") for f in sorted((REPO / "pastes").glob("*/*/*.txt"))]
-    chat = [line for f in sorted((REPO / "pastes/_chat").glob("*.json"))
-            for line in json.loads(f.read_text(encoding="utf-8"))]
+    pastes = fixture_pastes()
     rng.shuffle(pastes)
-    return pastes, chat
+    return pastes, chat_lines()
 
 
-async def start_bot(fake: FakeSlack, db: Path, log: Path, trace: dict[str, str] | None = None,
-                    ) -> tuple[asyncio.subprocess.Process, str]:
-    """``errkb serve`` as a child (under ``bench/traced_serve.py`` when ``trace`` gives its environment)."""
-    port = free_port()
-    command = ([sys.executable, str(REPO / "bench/traced_serve.py")] if trace is not None
-               else [str(Path(sys.executable).parent / "errkb")])
-    env = os.environ | {"SLACK_BOT_TOKEN": TOKEN, "SLACK_SIGNING_SECRET": SECRET, "SLACK_API_URL": fake.api_url,
-                        "DATABASE_URL": f"sqlite+aiosqlite:///{db}", "PORT": str(port)} | (trace or {})
-    env.pop("SLACK_APP_TOKEN", None)
-    proc = await asyncio.create_subprocess_exec(*command, "serve", env=env, stdout=log.open("wb"),
-                                                stderr=asyncio.subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    async with aiohttp.ClientSession() as session:
-        for _ in range(6000):  # a cold KB snapshot under tracemalloc takes minutes
-            if proc.returncode is not None:
-                raise SystemExit(f"errkb serve exited with {proc.returncode}; see {log}")
-            try:
-                async with session.get(f"{url}/healthz") as r:
-                    if r.status == 200:
-                        return proc, url
-            except aiohttp.ClientError:
-                pass
-            await asyncio.sleep(0.1)
-    proc.kill()
-    raise SystemExit(f"errkb serve did not answer /healthz in 600 s; see {log}")
-
-
-def error_lines(log: Path) -> int:
-    return sum(" ERROR " in line or "Traceback" in line for line in log.read_text(errors="replace").splitlines())
+async def start_bot(fake: FakeSlack, db: Path, log: Path, trace: dict[str, str] | None = None) -> Served:
+    """``errkb serve`` as a child (under ``bench.traced_serve`` when ``trace`` gives its environment)."""
+    served = serve_errkb(fake.api_url, f"sqlite+aiosqlite:///{db}", log, SECRET, cwd=REPO, extra_env=trace,
+                         command=module_command("traced_serve") if trace is not None else None)
+    await served.ready(timeout=600)  # a cold KB snapshot under tracemalloc takes minutes
+    return served
 
 
 async def prime(url: str, rng: Random, pastes: list[str], session: aiohttp.ClientSession, rate: float,
@@ -242,9 +199,8 @@ async def prime(url: str, rng: Random, pastes: list[str], session: aiohttp.Clien
         await asyncio.sleep(max(0.0, started + k / rate - time.monotonic()))
         tasks.append(asyncio.create_task(one(text, k)))
     await asyncio.gather(*tasks)
-    posts = -1
-    while posts != (posts := len(fake.calls_to("chat.postMessage"))):  # until the answers stop coming
-        await asyncio.sleep(2)
+    await quiet(lambda: len(fake.calls_to("chat.postMessage")), 2, timeout=float("inf"))  # until answers stop
+    posts = len(fake.calls_to("chat.postMessage"))
     print(f"primed: {len(pastes)} fixture pastes in {time.monotonic() - started:.0f} s ({load.errors} errors); "
           f"RSS {before:.0f} → {rss_mib(pid):.0f} MiB (the regex cache's warm-up)", flush=True)
     return posts
@@ -253,11 +209,11 @@ async def prime(url: str, rng: Random, pastes: list[str], session: aiohttp.Clien
 async def soak(args: argparse.Namespace, tmp: Path) -> int:
     rng = Random(args.seed)
     pastes, chat = read_fixtures(rng)
-    fake = await FakeSlack().start()
-    fake.locales.update(USERS)
+    fake = await fake_slack(USERS)
     db, log = tmp / "errkb.db", tmp / "serve.log"
     trace = {"ERRKB_TRACE_DIR": str(args.trace)} if args.trace else None
-    proc, url = await start_bot(fake, db, log, trace)
+    served = await start_bot(fake, db, log, trace)
+    proc, url = served.proc, served.base_url
     print(f"errkb serve pid {proc.pid} on {url}; {args.rate} events/s for {args.minutes} min; log {log}", flush=True)
     samples: list[Sample] = []
     inflight: set[asyncio.Task[None]] = set()
@@ -305,7 +261,7 @@ async def soak(args: argparse.Namespace, tmp: Path) -> int:
                     answers, load.buttons = answers[-2000:], load.buttons[-2000:]
                     size, events, decisions = db_figures(db)
                     sample = Sample(time.monotonic() - started, load.sent, rss_mib(proc.pid), size, events, decisions,
-                                    load.errors + error_lines(log), load.slow, pct(load.replies, 0.5),
+                                    load.errors + len(error_lines(log)), load.slow, pct(load.replies, 0.5),
                                     pct(load.replies, 0.95))
                     load.all_replies += load.replies
                     load.replies = []
@@ -317,11 +273,7 @@ async def soak(args: argparse.Namespace, tmp: Path) -> int:
                           f"{sample.reply_p50 * 1000:7.0f}ms {sample.reply_p95 * 1000:5.0f}ms", flush=True)
             await asyncio.gather(*inflight)
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            await asyncio.wait_for(proc.wait(), 40)
-        except TimeoutError:
-            proc.kill()
+        await served.terminate(40)
         await fake.stop()
     code = summary(args, samples, load)
     if args.trace:
@@ -374,17 +326,16 @@ def summary(args: argparse.Namespace, samples: list[Sample], load: Load) -> int:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = make_parser(__doc__, seed=1)
     parser.add_argument("--minutes", type=float, default=10.0, help="how long to soak (default 10)")
     parser.add_argument("--rate", type=float, default=30.0, help="events a second (default 30)")
     parser.add_argument("--every", type=float, default=30.0, help="seconds between samples (default 30)")
     parser.add_argument("--warmup", type=float, default=60.0, help="seconds before the baseline sample (default 60)")
-    parser.add_argument("--seed", type=int, default=1, help="workload seed (default 1)")
     parser.add_argument("--no-prime", dest="prime", action="store_false",
                         help="skip sending every fixture paste once before the clock starts")
     parser.add_argument("--flat", type=float, default=0.5,
                         help="RSS slope (MiB/min, last third) under which memory counts as flat (default 0.5)")
-    parser.add_argument("--trace", type=Path, help="run the bot under bench/traced_serve.py, snapshots in this folder, "
+    parser.add_argument("--trace", type=Path, help="run the bot under bench.traced_serve, snapshots in this folder, "
                         "and print what grew from the baseline sample to the last")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="errkb-soak-long-") as tmp:

@@ -1,4 +1,4 @@
-"""``errkb serve`` under tracemalloc, for ``bench/soak_long.py --trace`` (bench only, never in production).
+"""``errkb serve`` under tracemalloc, for ``bench.soak_long --trace`` (bench only, never in production).
 
 At each SIGUSR1 (the soak sends one with every sample) a thread writes ``N.snap`` (a tracemalloc
 snapshot; none with ``ERRKB_TRACE_FRAMES=0``, which costs the bot nothing but the ``gc`` count) and
@@ -7,7 +7,7 @@ objects by type from ``gc``, and asyncio's live tasks) into ``ERRKB_TRACE_DIR``.
 native memory (RE2's compiled programs, SQLite, OpenSSL) plus what glibc holds but does not return;
 with ``ERRKB_TRACE_TRIM=1`` each snapshot then calls ``malloc_trim(0)`` and notes the RSS after it.
 
-    python bench/traced_serve.py serve     # same arguments and environment as ``errkb serve``
+    .venv/bin/python -m bench.traced_serve serve     # same arguments and environment as ``errkb serve``
 """
 
 from __future__ import annotations
@@ -24,9 +24,6 @@ import time
 import tracemalloc
 from collections import Counter
 from pathlib import Path
-
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
 
 
 class _MallInfo2(ctypes.Structure):

@@ -39,7 +39,7 @@ def test_eval_real_refuses_to_list_holdout_misses(part):
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, str(REPO / "bench" / "eval_real.py"), "--part", part, "--failures"],
+    done = subprocess.run([sys.executable, "-m", "bench.eval_real", "--part", part, "--failures"], cwd=REPO,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert "only allowed with --part tune" in done.stderr and done.stdout == ""

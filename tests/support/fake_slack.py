@@ -16,6 +16,9 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.support.waits import quiet as quiet_for
+from tests.support.waits import until
+
 TEAM = "T0FAKE"
 BOT_USER = "UERRKB"
 BOT_ID = "BERRKB"
@@ -150,9 +153,7 @@ class FakeSlack:
 
     async def send_envelope(self, kind: str, payload: dict[str, Any]) -> str:
         """Deliver ``payload`` over Socket Mode (``kind``: events_api, slash_commands, interactive)."""
-        deadline = time.monotonic() + 10
-        while not self.sockets and time.monotonic() < deadline:
-            await asyncio.sleep(0.02)
+        await until(lambda: bool(self.sockets), timeout=10)
         envelope_id = f"env-{next(self._envelopes)}"
         await self.sockets[-1].send_json({"envelope_id": envelope_id, "type": kind, "payload": payload,
                                           "accepts_response_payload": kind != "events_api", "retry_attempt": 0})
@@ -165,24 +166,18 @@ class FakeSlack:
 
     async def wait_for(self, method: str, count: int = 1, timeout: float = 10.0, **match: Any) -> list[Call]:
         """Poll until at least ``count`` calls to ``method`` (whose args include ``match``) were made."""
-        deadline = time.monotonic() + timeout
-        while True:
-            found = [c for c in self.calls_to(method) if all(c.args.get(k) == v for k, v in match.items())]
-            if len(found) >= count or time.monotonic() > deadline:
-                assert len(found) >= count, f"expected {count} {method} call(s) with {match}, got {len(found)}: " \
-                                            f"{[c.method for c in self.calls]}"
-                return found
-            await asyncio.sleep(0.02)
+
+        def found() -> list[Call]:
+            return [c for c in self.calls_to(method) if all(c.args.get(k) == v for k, v in match.items())]
+
+        made = await until(lambda: len(found()) >= count, timeout)
+        assert made, f"expected {count} {method} call(s) with {match}, got {len(found())}: " \
+                     f"{[c.method for c in self.calls]}"
+        return found()
 
     async def settle(self, quiet: float = 0.3, timeout: float = 10.0) -> None:
         """Wait until no call has arrived for ``quiet`` seconds (for asserting that nothing happens)."""
-        deadline = time.monotonic() + timeout
-        seen = -1
-        while time.monotonic() < deadline:
-            if len(self.calls) == seen:
-                return
-            seen = len(self.calls)
-            await asyncio.sleep(quiet)
+        await quiet_for(lambda: len(self.calls), quiet, timeout)
 
     # --- the server ---------------------------------------------------------------------------
 

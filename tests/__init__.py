@@ -1,0 +1,1 @@
+"""errkb's tests; ``tests.support`` is what they share with ``bench/``."""
