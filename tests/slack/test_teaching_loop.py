@@ -1,4 +1,4 @@
-"""Issue 12's "done when", end to end over real HTTP against the fake Slack: an unknown error pasted three times
+"""Teaching errkb, the whole loop end to end over real HTTP against the fake Slack: an unknown error pasted three times
 is kept once, masked, counted 3 (App Home, `errkb unmatched`) and its paste is nowhere in the database; *Add to
 errkb* refuses a bad regex in the modal and a valid form answers the next paste; *Suggest a fix* adds a fix
 that votes move; `errkb export --team` passes `errkb validate` over the bundled seeds; the README says it all."""
@@ -29,7 +29,8 @@ async def cli(capsys, *args: str) -> tuple[int, str]:
     return code, capsys.readouterr().out
 
 
-async def test_teach_errkb_done_when(harness, tmp_path, capsys, monkeypatch):
+async def test_an_unknown_error_is_counted_taught_answered_given_a_fix_and_exported(harness, tmp_path, capsys,
+                                                                                     monkeypatch):
     db = tmp_path / "errkb.db"
     monkeypatch.setenv("DATABASE_URL", f"sqlite+aiosqlite:///{db}")
 

@@ -1,6 +1,6 @@
-"""Issue 4's "done when", as a new user's script would do it against a fake Slack: an en-US and a
-zh-CN user paste the NCCL traceback and get threaded English and Chinese answers, vote with
-reactions, see `errkb show` move, and search with `/errkb search nccl` and `/errkb search 超时`."""
+"""A new user's first session against a fake Slack, end to end: an en-US and a zh-CN user paste the NCCL
+traceback and get threaded English and Chinese answers, vote with reactions, see `errkb show` move, and
+search with `/errkb search nccl` and `/errkb search 超时`."""
 
 from __future__ import annotations
 
@@ -26,7 +26,8 @@ async def errkb_show(database_url: str) -> dict:
     return json.loads(out)
 
 
-async def test_a_new_users_script(harness, tmp_path):
+async def test_answers_come_in_each_readers_language_votes_move_errkb_show_and_search_finds_the_entry(harness,
+                                                                                                      tmp_path):
     english = await paste_and_wait(harness, user="U_EN")
     chinese = await paste_and_wait(harness, user="U_CN", channel="C0OTHER")
     assert "*Cause*: " in english.answer.text_of_blocks
