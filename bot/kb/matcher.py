@@ -25,6 +25,7 @@ import ahocorasick
 import re2
 
 from bot.errors import SeedError
+from bot.kb.announce import consequence, unexplained
 from bot.kb.entry import Entry, Problem, compile_regex
 from bot.kb.fallback import MIN_CONFIDENCE, Fallback, error_lines
 from bot.kb.literals import MAX_ALTERNATIVES, Analysis, analyze
@@ -297,7 +298,21 @@ class Matcher:
                 end = guess.start + len(plain.line_at(guess.start))
                 hits.append(Hit(guess.entry_id, guess.start, end, False, True, self._severity_of[guess.entry_id],
                                 guess.confidence))
-        return [self._as_match(h, plain) for h in rank(hits, plain.text, self._causes)[:limit]]
+        ranked = rank(hits, plain.text, self._causes)
+        if ranked and self._unknown_error(ranked, plain):
+            return []
+        return [self._as_match(h, plain) for h in ranked[:limit]]
+
+    def _unknown_error(self, ranked: list[Hit], plain: Normalized) -> bool:
+        """Whether the best hit is a warning entry or a line reporting an earlier failure while the paste
+        holds an error line no hit explains: the answer would be about the wrong thing (unknown means
+        unknown, ``bot.kb.announce``)."""
+        top = ranked[0]
+        if self._severity_of[top.entry_id] >= SEVERITY_RANK["error"] and not consequence(plain.line_at(top.start)):
+            return False
+        error = SEVERITY_RANK["error"]
+        return unexplained(plain.text, [(h.start, h.end, h.severity >= error and self._severity_of[h.entry_id] >= error
+                                         and not consequence(plain.line_at(h.start))) for h in ranked]) is not None
 
     def regex_hits(self, paste: str | Normalized) -> list[Match]:
         """The regex hits alone, ranked (what the fallback is calibrated against)."""

@@ -1,5 +1,7 @@
 """Real logs are noisy: the same paste with warnings, progress bars, INFO lines and an earlier,
-unrelated failure around it must still be answered with its own entry.
+unrelated failure around it must still be answered with its own entry. And the inverse: an error
+the KB does not know, with known warnings or a runner's exit-code line around it, gets no answer
+(:func:`unknown_suite`).
 
 :func:`noisy_variants` builds those pastes from the KB's own fixtures (the warning entries' pastes
 are the warnings; other entries' pastes are the earlier failures), deterministically, so the test
@@ -137,6 +139,40 @@ def run_suite(entries: Mapping[str, Entry], matcher, fixtures_dir: Path,
             if not ranked or ranked[0] != paste.entry_id:
                 wrong.append((paste, added, ranked))
     return wrong
+
+
+# Errors no entry knows, as tools print them (invented: no real tool prints these).
+UNKNOWN_ERRORS = (
+    "Traceback (most recent call last):\n  File \"/srv/app/flux.py\", line 88, in charge\n"
+    "    capacitor.charge(gigawatts=1.21)\nZorbFluxError: capacitor 7 overheated at 0x1f3a",
+    "error[E9931]: the frobnicator `Widget` refused its sprocket\n --> src/widget.rs:14:9",
+    "FATAL: quibble store at /var/lib/quibble/db is sealed by another wombat (pid 4121)",
+    "Error: Cannot splice the gizmo manifest: flange count 3 exceeds the hub's 2",
+    "ERROR [frobd] handshake with gizmo-7.internal:4455 rejected: sprocket epoch mismatch (want 12, got 9)",
+)
+# Lines that only report that an earlier step failed, as runners and package managers print them.
+REPORTS = (
+    "##[error]Process completed with exit code 1.",
+    "npm ERR! code ELIFECYCLE\nnpm ERR! errno 1",
+    "error Command failed with exit code 1.",
+    "ERROR: Job failed: exit code 1",
+)
+
+
+def unknown_suite(entries: Mapping[str, Entry], matcher, fixtures_dir: Path) -> list[tuple[str, list[str]]]:
+    """(paste, ranked ids) for every unknown error, with a known warning in front of it, after it, or a
+    runner's report line after it, that gets an answer; [] when errkb stays silent on all of them."""
+    warnings = [p for p in load_pastes(entries, matcher, fixtures_dir) if p.entry_severity != "error"]
+    answered = []
+    for error in UNKNOWN_ERRORS:
+        around = [warning.text.rstrip("\n") + "\n" + error for warning in _pick(error, warnings, 12)]
+        around += [error + "\n" + warning.text for warning in _pick(error + "after", warnings, 12)]
+        around += [error + "\n" + report for report in REPORTS]
+        for text in around:
+            ranked = [m.entry_id for m in matcher.match(normalize(text), limit=3)]
+            if ranked:
+                answered.append((text, ranked))
+    return answered
 
 
 def warning_problems(entries: Mapping[str, Entry], matcher, fixtures_dir: Path,

@@ -7,7 +7,7 @@ import copy
 
 from bot.kb.entry import Entry
 from bot.kb.matcher import Matcher
-from bot.kb.noise import Paste, noisy_variants, run_suite, warning_problems
+from bot.kb.noise import Paste, load_pastes, noisy_variants, run_suite, unknown_suite, warning_problems
 from tests.conftest import PASTES
 
 
@@ -54,3 +54,16 @@ def test_lint_names_a_warning_whose_regex_swallows_the_error_after_it(kb, tmp_pa
     problems = warning_problems({greedy.id: greedy}, Matcher(entries), PASTES, entries, sample=4)
     assert problems and problems[0].path == "severity"
     assert "outranks the error" in problems[0].message
+
+
+def test_an_unknown_error_with_known_warnings_or_a_runners_report_around_it_gets_no_answer(kb):
+    answered = [f"{ranked} for:\n{text}" for text, ranked in unknown_suite(kb.entries, kb.matcher, PASTES)]
+    assert answered == []
+
+
+def test_a_warning_alone_is_still_answered_and_a_known_error_still_beats_the_warning(kb):
+    warning = next(p for p in load_pastes(kb.entries, kb.matcher, PASTES) if p.entry_severity == "warning")
+    assert [m.entry_id for m in kb.matcher.match(warning.text, limit=1)] == [warning.entry_id]
+    known = (PASTES / "pytorch" / "cuda-out-of-memory" / "1.txt").read_text(encoding="utf-8")
+    ranked = [m.entry_id for m in kb.matcher.match(warning.text + "\n" + known, limit=1)]
+    assert ranked == ["pytorch/cuda-out-of-memory"]

@@ -1,0 +1,126 @@
+"""Which lines of a paste announce an error, which merely report one, and whether the answer explains it.
+
+Unknown means unknown: when a paste holds an error line that no hit explains, a warning or notice
+matched elsewhere in it is not the answer, and neither is a line that only reports that an earlier
+step failed (``Command failed with exit code 1``, ``npm ERR! code ELIFECYCLE``, ``##[error]Process
+completed with exit code 2.``). errkb then says nothing rather than explain the wrong thing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.kb.normalize import strip_log_prefix
+
+# A line that announces an error (after its log prefix): a raised exception, a tool's "error:" line,
+# an ERROR or FATAL log line. Broader than the fallback's query lines: here it only ever silences.
+_ANNOUNCES = re.compile(
+    r"""^(?:
+        (?:\#\#\[error\]|::error\b)
+      | \[?(?:ERROR|FATAL|CRITICAL|SEVERE|ERR|E)\]?(?:\s*\[[^\]]*\])?[:\s]
+      | (?:[\w.$]+[.$])?[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Fault|Failure)\b(?:\s*\[[^\]]*\])?(?::|$|\s+at\b)
+      | (?:error|fatal|panic|Error|Fatal|FAILED|Failed|FAILURE)(?:\[\w+\])?(?::|\s+\S.*:\s)
+      | Exception\ in\ thread
+      | Caused\ by:
+      | Traceback\ \(most\ recent\ call\ last\)
+      | npm\ (?:ERR!|error)\s
+      | (?:\S+\.\w+):\d+(?::\d+)?:?\s+(?:fatal\ )?error\b
+      | (?:\S+)\(\d+,\d+\):\s+error\b
+      | \S.*:\s*error\s+[A-Z]{2,}\d{3,}\b
+    )""",
+    re.VERBOSE,
+)
+
+# A line that only reports that something earlier failed: it names no cause of its own.
+_CONSEQUENCE = re.compile(
+    r"""(?:
+        Process\ completed\ with\ exit\ code\ \d+
+      | ERROR:\ Job\ failed
+      | Job\ failed:\ exit\ code\ \d+
+      | Command\ failed\ with\ exit\ code\ \d+
+      | \bELIFECYCLE\b
+      | npm\ (?:ERR!|error)\ (?:errno|code\ ELIFECYCLE|Exit\ status|Failed\ at\ the|This\ is\ probably|
+             A\ complete\ log|Lifecycle\ script|command\ failed|\s*$|\s*/|\s*[A-Z]:\\)
+      | npm\ (?:ERR!|error)\ (?:path|command|cwd|workspace|location|signal|code\ \d+\b)
+      | npm\ (?:ERR!|error)\ \S+@\S+\ [\w:-]+:\s
+      | \bError\ compiling\ objects\ for\ extension\b
+      | \bninja:\ build\ stopped\b
+      | \bexit(?:ed)?\ (?:with\ )?(?:code|status)\ [12]\b
+      | returned\ non-zero\ exit\ status
+      | \bmake(?:\[\d+\])?:\ \*\*\*\ \[.*\]\ Error\ \d+
+      | \bBUILD\ FAILED\b
+      | FAILURE:\ Build\ failed\ with\ an\ exception
+      | \bExecution\ failed\ for\ task\b
+      | \bcompilation\ terminated\b
+      | \bError:\ Process\ completed\b
+      | Sending\ process\ \d+\ closing\ signal\ SIG[A-Z]+
+      | \bChildFailedError\b
+      | \bsubprocess-exited-with-error\b
+      | \bcommand\ '.*'\ failed\b
+      | \bexited\ with\ (?:error|non-zero)
+      | \bTraceback\ \(most\ recent\ call\ last\)
+      | ^\s*(?:\#\#\[error\]|::error\b)\s*$
+    )""",
+    re.VERBOSE,
+)
+# An error level in a log line's prefix (``2026-… ERROR [worker] …``, ``FATAL:``, ``level=error``).
+_ERROR_LEVEL = re.compile(r"(?:^|[\s\[|(])(?:ERROR|FATAL|CRITICAL|SEVERE|E\d{4}|level=(?:error|fatal))\b")
+_WARNING_LEVEL = re.compile(r"^\[?(?:WARN(?:ING)?|INFO|NOTICE|DEBUG|TRACE|W|I)\]?[:\s\[]|^\w*Warning:|\bwarning:")
+MAX_LINE = 500  # longer lines are data, not announcements
+NEAR = 6  # lines from an error entry's hit within which an error line belongs to its incident
+
+
+def announcements(text: str) -> list[tuple[int, str]]:
+    """(offset, line) of every line of ``text`` that announces an error, in order."""
+    found = []
+    offset = 0
+    for raw in text.split("\n"):
+        stripped = strip_log_prefix(raw)
+        line = stripped.strip()
+        prefix = raw[: len(raw) - len(stripped)] if raw.endswith(stripped) else ""
+        if line and len(line) < MAX_LINE and not _WARNING_LEVEL.search(line) \
+                and (_ANNOUNCES.match(line) or _ERROR_LEVEL.search(prefix)):
+            found.append((offset, line))
+        offset += len(raw) + 1
+    return found
+
+
+def consequence(line: str) -> bool:
+    """Whether ``line`` only reports that something earlier failed (a wrapper, an exit code)."""
+    return _CONSEQUENCE.search(line) is not None
+
+
+def unexplained(text: str, hits: list[tuple[int, int, bool]]) -> str | None:
+    """An error line of ``text`` that names a cause of its own and that no hit explains; None when every
+    such line is explained. ``hits`` are (start, end, is an error entry's) character ranges in ``text``.
+
+    A hit explains the lines it touches and every line with the same text (a warning repeated); an
+    error entry's hit also explains the error lines of its incident, within ``NEAR`` lines of it (the
+    header and the detail of one traceback) unless it only reports an earlier failure. A warning explains
+    only its own lines: an unknown error
+    right next to a known warning stays unknown."""
+    found = announcements(text)
+    if not found:
+        return None
+    lines = [(offset, text.find("\n", offset)) for offset, _line in found]
+    touched = {strip_log_prefix(text[start:stop if stop >= 0 else len(text)]).strip()
+               for start, stop in (_line_around(text, a) for a, _b, _e in hits)}
+    for (offset, line), (_, end) in zip(found, lines, strict=True):
+        end = len(text) if end < 0 else end
+        if consequence(line) or line in touched:
+            continue
+        if any(start <= end and offset <= stop for start, stop, _error in hits):
+            continue
+        if any(error and _lines_between(text, offset, end, start, stop) <= NEAR for start, stop, error in hits):
+            continue
+        return line
+    return None
+
+
+def _line_around(text: str, pos: int) -> tuple[int, int]:
+    return text.rfind("\n", 0, pos) + 1, text.find("\n", pos)
+
+
+def _lines_between(text: str, a_start: int, a_end: int, b_start: int, b_end: int) -> int:
+    first_end, second_start = (a_end, b_start) if a_start <= b_start else (b_end, a_start)
+    return text.count("\n", first_end, second_start) if first_end < second_start else 0
