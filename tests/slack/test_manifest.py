@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -24,10 +25,25 @@ def test_every_scope_the_bot_needs():
         "commands", "files:read", "reactions:read", "users:read", "usergroups:read"}
 
 
-def test_every_event_the_listeners_handle():
-    assert items_under("bot_events") == {
-        "app_home_opened", "app_mention", "message.channels", "message.groups", "message.im", "message.mpim",
-        "reaction_added", "reaction_removed"}
+def listened_events() -> set[str]:
+    """Every event type a listener registers (``app.event("…")`` in bot/slack/listeners/)."""
+    found = set()
+    for path in (Path(__file__).resolve().parents[2] / "bot" / "slack" / "listeners").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "event"
+                    and node.args and isinstance(node.args[0], ast.Constant)):
+                found.add(node.args[0].value)
+    return found
+
+
+def test_every_event_the_listeners_handle_is_subscribed_and_nothing_else():
+    subscribed = items_under("bot_events")
+    expected = set()
+    for event in listened_events():
+        expected |= ({f"message.{kind}" for kind in ("channels", "groups", "im", "mpim")} if event == "message"
+                     else {event})
+    assert "app_uninstalled" in expected and "tokens_revoked" in expected  # the uninstall clean-up is wired
+    assert subscribed == expected
 
 
 def test_the_command_the_shortcut_interactivity_and_app_home():
