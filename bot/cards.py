@@ -5,6 +5,8 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
+from bot.kb.feedback import Totals
+
 
 @dataclass(frozen=True)
 class DeadEndCard:
@@ -122,12 +124,7 @@ class UsageCard:
     entries: int
     top_entries: list[TopEntryCard]
     trusted: list[TrustedWorkaroundCard]
-    hits_by_locale: dict[str, int]
-    votes_up: int
-    votes_down: int
-    diagnosis_up: int
-    diagnosis_down: int
-    voters: int
+    totals: Totals = field(default_factory=Totals)  # matches by language, votes, voters
 
 
 @dataclass(frozen=True)

@@ -118,6 +118,19 @@ class EntryFeedback:
     suggested: tuple[Suggested, ...] = ()  # this workspace's suggested fixes (their tallies in ``workarounds``)
 
 
+@dataclass(frozen=True)
+class Totals:
+    """Usage and feedback totals (of one workspace, or of all): what ``errkb stats``, ``/errkb stats`` and
+    App Home count. The store's ``Stats`` is these with its top rows; the service's ``UsageCard`` carries them."""
+
+    hits_by_locale: dict[str, int] = field(default_factory=dict)  # matches by the reader's language
+    votes_up: int = 0  # on workarounds
+    votes_down: int = 0
+    diagnosis_up: int = 0  # "right error" on the diagnosis
+    diagnosis_down: int = 0
+    voters: int = 0  # distinct people who voted
+
+
 # Suggested fixes: indexes from SUGGESTED_BASE on (never a KB workaround's), a 50% prior worth one vote.
 SUGGESTED_BASE = 1_000_000
 SUGGESTED_PRIOR = 0.5

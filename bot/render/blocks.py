@@ -354,14 +354,15 @@ def usage_message(usage: UsageCard) -> Message:
     """``/errkb stats``."""
     title = _("errkb in this workspace")
     blocks = [section(f"*{title}*"), *_usage_blocks(usage)]
-    locales = ", ".join(f"{code}: {fmt_number(n)}" for code, n in sorted(usage.hits_by_locale.items()))
+    counts = usage.totals
+    locales = ", ".join(f"{code}: {fmt_number(n)}" for code, n in sorted(counts.hits_by_locale.items()))
     totals = [
         count_text(usage.entries),
-        _("workaround votes: {up} up, {down} down").format(up=fmt_number(usage.votes_up),
-                                                          down=fmt_number(usage.votes_down)),
-        _("diagnosis right: {up}, wrong: {down}").format(up=fmt_number(usage.diagnosis_up),
-                                                        down=fmt_number(usage.diagnosis_down)),
-        ngettext("{n} voter", "{n} voters", usage.voters).format(n=fmt_number(usage.voters)),
+        _("workaround votes: {up} up, {down} down").format(up=fmt_number(counts.votes_up),
+                                                          down=fmt_number(counts.votes_down)),
+        _("diagnosis right: {up}, wrong: {down}").format(up=fmt_number(counts.diagnosis_up),
+                                                        down=fmt_number(counts.diagnosis_down)),
+        ngettext("{n} voter", "{n} voters", counts.voters).format(n=fmt_number(counts.voters)),
     ]
     if locales:
         totals.append(_("matches by language: {counts}").format(counts=locales))

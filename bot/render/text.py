@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from wcwidth import wcswidth
 
@@ -17,6 +17,9 @@ from bot.cards import Diagnosis, EntryCard, MatchCard, SearchResultCard, Workaro
 from bot.i18n import _, fmt_number, ngettext
 from bot.kb.mask import mask
 from bot.render import labels, summary
+
+if TYPE_CHECKING:
+    from bot.store.records import Stats
 
 _BOLD, _DIM, _RED, _GREEN, _CYAN, _RESET = "\x1b[1m", "\x1b[2m", "\x1b[31m", "\x1b[32m", "\x1b[36m", "\x1b[0m"
 DEFAULT_WIDTH = 100
@@ -172,8 +175,8 @@ def render_search(results: list[SearchResultCard], color: bool = False) -> str:
     return mask("\n".join(f"{out.style(r.id, _BOLD)}  {r.signature}" for r in results))
 
 
-def render_stats(domains: dict[str, int], usage) -> str:
-    """Entries per domain, then usage from the store (a ``bot.store.records.Stats``)."""
+def render_stats(domains: dict[str, int], usage: Stats) -> str:
+    """Entries per domain, then usage from the store."""
     lines = [_("{entries} entries in {domains} domains").format(
         entries=fmt_number(sum(domains.values())), domains=fmt_number(len(domains)))]
     by_size = sorted(domains.items(), key=lambda kv: (-kv[1], kv[0]))

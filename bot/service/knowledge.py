@@ -139,7 +139,7 @@ class Knowledge:
         """The most matched entries and most trusted workarounds, in the current locale; with ``workspace``,
         only that workspace's matches and votes."""
         if self.store is None:
-            return UsageCard(len(self.kb.entries), [], [], {}, 0, 0, 0, 0, 0)
+            return UsageCard(len(self.kb.entries), [], [])
         stats = await self.store.stats(limit=max(4 * limit, 20), workspace=workspace)
         ids = dict.fromkeys([e.entry_id for e in stats.top_entries[:limit]]
                             + [w.entry_id for w in stats.top_workarounds])
@@ -154,8 +154,7 @@ class Knowledge:
             if entry and card and card.votes_up > 0:
                 trusted.append(TrustedWorkaroundCard(entry.id, entry.signature, card))
         trusted.sort(key=lambda t: (t.workaround.success_rate, t.workaround.votes_up), reverse=True)
-        return UsageCard(len(self.kb.entries), top, trusted[:limit], stats.hits_by_locale,
-                         stats.votes_up, stats.votes_down, stats.diagnosis_up, stats.diagnosis_down, stats.voters)
+        return UsageCard(len(self.kb.entries), top, trusted[:limit], stats.totals)
 
     async def _feedback(self, entry_ids: list[str], workspace: str | None = None) -> dict[str, Feedback]:
         if self.store is None or not entry_ids:

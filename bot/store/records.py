@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
-from bot.kb.feedback import EntryFeedback, Tally
+from bot.kb.feedback import EntryFeedback, Tally, Totals
 
 
 @dataclass(frozen=True)
@@ -47,17 +47,17 @@ class WorkaroundVotes:
 
 
 @dataclass(frozen=True)
-class Stats:
-    """Usage and feedback totals for ``errkb stats`` and ``/errkb stats``."""
+class Stats(Totals):
+    """Usage and feedback totals for ``errkb stats`` and ``/errkb stats``, with the most matched entries and
+    most voted workarounds behind them."""
 
-    top_entries: list[EntryHits]
-    top_workarounds: list[WorkaroundVotes]
-    hits_by_locale: dict[str, int]
-    votes_up: int
-    votes_down: int
-    diagnosis_up: int
-    diagnosis_down: int
-    voters: int
+    top_entries: list[EntryHits] = field(default_factory=list)
+    top_workarounds: list[WorkaroundVotes] = field(default_factory=list)
+
+    @property
+    def totals(self) -> Totals:
+        """The totals alone."""
+        return Totals(**{f.name: getattr(self, f.name) for f in fields(Totals)})
 
 
 @dataclass(frozen=True)
