@@ -110,8 +110,13 @@ def timed_match() -> Iterator[Callable[[str], None]]:
     start = time.perf_counter()
     found: list[str] = []
     yield found.append
-    MATCH_SECONDS.observe(time.perf_counter() - start)
-    MATCHES.labels(found[-1] if found else "none").inc()
+    matched(found[-1] if found else "none", time.perf_counter() - start)
+
+
+def matched(how: str, seconds: float) -> None:
+    """Count one match that took ``seconds`` (what :func:`timed_match` does on exit)."""
+    MATCH_SECONDS.observe(seconds)
+    MATCHES.labels(how).inc()
 
 
 def api_result(status: int | None, error: str | None = None) -> str:

@@ -28,6 +28,7 @@ from bot.render.kit import (
     divider,
     escape,
     header,
+    link,
     mrkdwn,
     option,
     overflow,
@@ -83,7 +84,9 @@ def menu_value(entry_id: str, option: str) -> str:
 
 
 def _message(fallback: str, blocks: list[dict[str, Any]]) -> Message:
-    return mask_tree({"text": clip(fallback, SECTION_LIMIT), "blocks": blocks[:MAX_BLOCKS]})
+    """A message; its fallback ``text`` (notifications, screen readers) is mrkdwn too, so it is escaped:
+    a team's or a reader's ``<!channel>`` never pings anyone."""
+    return mask_tree({"text": clip(escape(fallback), SECTION_LIMIT), "blocks": blocks[:MAX_BLOCKS]})
 
 
 def answer_value(entry_id: str, match: MatchCard | None = None) -> str:
@@ -210,8 +213,7 @@ def details_message(entry: EntryCard) -> Message:
     if entry.versions:
         facts.append(labels.labelled(f"*{labels.heading('versions')}*", escape(", ".join(entry.versions))))
     if entry.official_doc_url:
-        url = entry.official_doc_url
-        facts.append(labels.labelled(f"*{labels.heading('docs')}*", f"<{url}|{escape(clip(url, 80))}>"))
+        facts.append(labels.labelled(f"*{labels.heading('docs')}*", link(entry.official_doc_url)))
     facts.append(labels.labelled(f"*{labels.heading('trust')}*", escape(labels.trust_text(entry))))
     blocks.append(context(*facts))
     blocks += _team_context(entry)

@@ -7,6 +7,7 @@ are made of these, so neither builds on the other. Pure functions, no I/O.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 SECTION_LIMIT = 3000  # characters of a section's text, and of each context element's
@@ -19,6 +20,17 @@ Block = dict[str, Any]
 def escape(text: str) -> str:
     """Slack mrkdwn escaping: ``& < >`` only, as Slack documents."""
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def link(url: str, limit: int = 80) -> str:
+    """A link that shows where it goes (its label is the address itself); an address that is not a plain
+    http(s) URL, or that could break out of Slack's ``<url|label>``, is shown as text, not linked."""
+    if _SAFE_URL.fullmatch(url):
+        return f"<{url.replace('&', '&amp;')}|{escape(clip(url, limit))}>"
+    return escape(clip(url, limit))
+
+
+_SAFE_URL = re.compile(r"https?://[^\s<>|`]+")
 
 
 def clip(text: str, limit: int) -> str:

@@ -93,8 +93,17 @@ class Answers:
 
     def chat(self, text: str) -> bool:
         """True when a new message with ``text`` (and no files) needs nothing from errkb, as most traffic:
-        no error line (nothing to count as unknown, no team entry to look up) and no known error in it."""
-        return not text.strip() or (not has_error_line(text) and not self.knowledge.find(text, limit=1))
+        no error line (nothing to count as unknown, no team entry to look up) and no known error in it.
+        Chat is counted as a match of none here; anything else is matched and counted by ``message``."""
+        if not text.strip():
+            return True
+        if has_error_line(text):
+            return False
+        began = time.perf_counter()
+        if self.knowledge.find(text, limit=1):
+            return False
+        metrics.matched("none", time.perf_counter() - began)
+        return True
 
     async def find(self, workspace: str, text: str, errorish: bool | None = None) -> list[Match]:
         """The best match for a message (the workspace's own team entries first: they were taught on an

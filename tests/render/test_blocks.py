@@ -284,3 +284,23 @@ async def test_every_message_stays_within_slacks_limits(kb):
                 if element["type"] == "button":
                     assert len(element["text"]["text"]) <= blocks.BUTTON_TEXT_LIMIT
                     assert len(element["value"]) <= 2000
+
+
+async def test_a_team_written_fix_never_pings_a_channel_and_a_doc_link_shows_where_it_goes(kb):
+    with i18n.use_locale("en"):
+        view = await Knowledge(kb).show(OOM_ID)
+    assert view is not None
+    best = dataclasses.replace(view.workarounds[0], text="Restart it <!channel> <!here> <https://evil.example|docs.python.org>")
+    view = dataclasses.replace(view, workarounds=[best, *view.workarounds[1:]],
+                               official_doc_url="https://evil.example/x|docs.python.org")
+    with i18n.use_locale("en"):
+        answer = blocks.answer_message(view)
+        details = blocks.details_message(view)
+    everything = json.dumps([answer, details])
+    assert "<!channel>" not in everything and "<!here>" not in everything
+    assert "&lt;!channel&gt;" in answer["text"]  # the notification text is escaped like the blocks
+    assert "|docs.python.org>" not in everything  # a label never hides where a link goes
+    real = dataclasses.replace(view, official_doc_url="https://pytorch.org/docs/stable/notes/cuda.html?a=1&b=2")
+    with i18n.use_locale("en"):
+        linked = json.dumps(blocks.details_message(real))
+    assert "<https://pytorch.org/docs/stable/notes/cuda.html?a=1&amp;b=2|https://pytorch.org/docs" in linked

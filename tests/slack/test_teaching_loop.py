@@ -100,11 +100,11 @@ async def test_an_unknown_error_is_counted_taught_answered_given_a_fix_and_expor
     assert code == 0, out
 
 
-def test_the_readme_documents_the_loop_and_what_is_stored():
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    loop = readme[readme.index("**Teaching errkb"):]
-    steps = ["`errkb unmatched`", "*Add to errkb*", "*Suggest a fix*", "*Review*", "errkb export --team",
-             "open the pull request", "What it stores"]
+def test_the_docs_document_the_loop_and_what_is_stored():
+    guide = (REPO / "docs" / "slack.md").read_text(encoding="utf-8")
+    loop = guide[guide.index("1. **Unknown error**"):]
+    steps = ["`errkb unmatched`", "Add to errkb", "Suggest a fix", "Review", "errkb export --team",
+             "pull request", "What teaching stores"]
     assert [s for s in steps if s not in loop] == []
     assert sorted(steps, key=loop.index) == steps  # in the order a team goes through them
     privacy = (REPO / "docs" / "privacy.md").read_text(encoding="utf-8")
