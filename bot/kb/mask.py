@@ -1,16 +1,16 @@
 """Hide anything that looks like a credential before errkb posts or prints it.
 
 The answer quotes the reader's own line, and a pasted line can carry a database password, a token
-or a key that the author can delete from their message but not from the bot's. Every renderer
-passes its output through :func:`mask` (or :func:`mask_tree` for Block Kit and JSON), so no
-format can leak one. Pure functions, no I/O.
+or a key that the author can delete from their message but not from the bot's. What a reader or a
+team wrote is masked where it enters an answer (``bot.service.knowledge``: the quoted line, team
+entries, suggested fixes), so every format shows it masked; curated KB text is never masked (its
+commands would break). Pure functions, no I/O.
 """
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any
 
 import re2
 
@@ -78,18 +78,3 @@ def apply_rules(text: str) -> str:
     for pattern, replacement in _RULES:
         text = pattern.sub(replacement, text)
     return text
-
-
-# Keys whose values are ours and never hold user text (a button's vote target, Block Kit types…).
-_KEEP_KEYS = frozenset({"type", "action_id", "value", "block_id", "style", "url", "callback_id", "id", "span"})
-
-
-def mask_tree(node: Any) -> Any:
-    """A copy of a JSON-like structure (Block Kit, ``--format json``) with every text masked."""
-    if isinstance(node, str):
-        return mask(node)
-    if isinstance(node, dict):
-        return {k: v if k in _KEEP_KEYS else mask_tree(v) for k, v in node.items()}
-    if isinstance(node, list):
-        return [mask_tree(v) for v in node]
-    return node

@@ -5,7 +5,8 @@ reader's own line, the cause in a sentence or two, the best fix with where its n
 and buttons for the rest. 👍/👎 on it vote for the fix it shows. *Other fixes* become one reactable
 message each (:func:`fix_message`); *Why / what not to try* is shown to whoever asked
 (:func:`details_message`). Every text taken from a paste is escaped, so it can never form a link
-or a ``<!channel>`` broadcast, and every message is passed through :func:`bot.kb.mask.mask_tree`.
+or a ``<!channel>`` broadcast. What a reader or a team wrote comes masked (``bot.service.knowledge``);
+curated KB text is shown as written.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 from bot.cards import EntryCard, HomeCard, MatchCard, SearchResultCard, UsageCard, WorkaroundCard
 from bot.i18n import _, current_locale, fmt_number, fmt_percent, ngettext
-from bot.kb.mask import mask_tree
+from bot.kb.mask import mask
 from bot.render import labels, summary
 from bot.render.kit import (
     BUTTON_TEXT_LIMIT,
@@ -84,9 +85,9 @@ def menu_value(entry_id: str, option: str) -> str:
 
 
 def _message(fallback: str, blocks: list[dict[str, Any]]) -> Message:
-    """A message; its fallback ``text`` (notifications, screen readers) is mrkdwn too, so it is escaped:
-    a team's or a reader's ``<!channel>`` never pings anyone."""
-    return mask_tree({"text": clip(escape(fallback), SECTION_LIMIT), "blocks": blocks[:MAX_BLOCKS]})
+    """A message; its fallback ``text`` (notifications, screen readers) is mrkdwn like the blocks, so
+    callers escape what goes in it: a team's or a reader's ``<!channel>`` never pings anyone."""
+    return {"text": clip(fallback, SECTION_LIMIT), "blocks": blocks[:MAX_BLOCKS]}
 
 
 def answer_value(entry_id: str, match: MatchCard | None = None) -> str:
@@ -153,7 +154,7 @@ def answer_message(entry: EntryCard, match: MatchCard | None = None, private: bo
     if best is not None and not private:
         blocks.append(context(_("👍 or 👎 on this message votes for this fix.")))
     fallback = f"{name} — {best.text}" if best is not None else name
-    return _message(fallback, blocks)
+    return _message(escape(fallback), blocks)
 
 
 def fix_message(entry: EntryCard, workaround: WorkaroundCard, rank: int, private: bool = False) -> Message:
@@ -169,7 +170,7 @@ def fix_message(entry: EntryCard, workaround: WorkaroundCard, rank: int, private
     ]
     if not private:
         blocks.append(context(_("👍 or 👎 on this message votes for this fix.")))
-    return _message(f"{rank}. {workaround.text}", blocks)
+    return _message(escape(f"{rank}. {workaround.text}"), blocks)
 
 
 def review_value(entry_id: str, index: int, do: str) -> str:
@@ -223,14 +224,14 @@ def details_message(entry: EntryCard) -> Message:
         blocks.append(context(f"*{labels.related_label(kind)}*"))
         blocks.append(actions(*(button(summary.plain_name(r.signature), ACTION_SHOW, r.id)
                                 for r in related[:RELATED_PER_KIND])))
-    return _message(f"{name} — {entry.root_cause}", blocks)
+    return _message(escape(f"{name} — {entry.root_cause}"), blocks)
 
 
 def search_message(query: str, results: list[SearchResultCard]) -> Message:
     """Search results, each with a button to post it to the channel."""
     if not results:
         return {"text": labels.heading("no_results"), "blocks": [section(labels.heading("no_results"))]}
-    title = _("Results for “{query}”").format(query=escape(clip(query, 200)))
+    title = _("Results for “{query}”").format(query=escape(clip(mask(query), 200)))  # the reader's words
     blocks: list[dict[str, Any]] = [section(f"*{title}*")]
     for r in results:
         blocks.append({**section(f"*{escape(r.signature)}*\n`{r.id}`"),
@@ -246,7 +247,9 @@ def count_text(n: int) -> str:
 
 
 def notice(markdown: str) -> Message:
-    """A one-section message; ``markdown`` is ours, with anything user-given already escaped."""
+    """A one-section message; ``markdown`` is ours, with anything user-given already escaped (and masked
+    here: a notice may echo what a member typed)."""
+    markdown = mask(markdown)
     return _message(markdown, [section(markdown)])
 
 
@@ -271,6 +274,7 @@ def help_message(lead: str | None = None) -> Message:
     votes = _("On my answers, react 👍 if a workaround worked and 👎 if it didn't (or use its buttons); "
               "on the diagnosis, 👍 means I picked the right error.")
     blocks: list[dict[str, Any]] = []
+    lead = mask(lead) if lead else lead  # it may echo what a member typed
     if lead:
         blocks.append(section(lead))
     blocks += [section(f"*errkb* — {intro}"), section("\n".join(lines)), context(votes)]

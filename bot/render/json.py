@@ -3,7 +3,8 @@
 Beyond the contract's fields, each workaround says where its rate comes from (``rate_basis``:
 ``estimate`` by the KB's authors, or ``estimate_and_votes``), the estimate and who made it, and the
 same sentence the other formats show (``evidence``); a match gives its ``headline`` (``looks like``
-for a fallback match) and the ``quote`` of the reader's line. Every text is credential-masked.
+for a fallback match) and the ``quote`` of the reader's line. The reader's line and what a team wrote
+are credential-masked; curated KB text is as written.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 from typing import Any
 
 from bot.cards import Diagnosis, EntryCard, MatchCard, SearchResultCard
-from bot.kb.mask import mask_tree
 from bot.render import labels, summary
 
 
@@ -56,12 +56,12 @@ def match_json(match: MatchCard) -> dict[str, Any]:
 
 
 def diagnosis_json(diagnosis: Diagnosis) -> dict[str, Any]:
-    return mask_tree({"locale": diagnosis.locale, "matches": [match_json(m) for m in diagnosis.matches]})
+    return {"locale": diagnosis.locale, "matches": [match_json(m) for m in diagnosis.matches]}
 
 
 def entry_json(entry: EntryCard, locale: str) -> dict[str, Any]:
     """One entry with live rates; a superset of a match's entry fields."""
-    return mask_tree({
+    return {
         "locale": locale,
         "id": entry.id,
         **_entry_fields(entry),
@@ -74,13 +74,13 @@ def entry_json(entry: EntryCard, locale: str) -> dict[str, Any]:
         "related": {kind: [r.id for r in related] for kind, related in entry.related.items()},
         "related_entries": [{"id": r.id, "kind": kind, "title": summary.plain_name(r.signature)}
                             for kind, related in entry.related.items() for r in related],
-    })
+    }
 
 
 def search_json(results: list[SearchResultCard]) -> dict[str, Any]:
-    return mask_tree({
+    return {
         "results": [
             {"id": r.id, "score": r.score, "signature": r.signature, "domain": r.domain, "reasons": r.reasons}
             for r in results
         ]
-    })
+    }

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.i18n import _, current_locale
-from bot.kb.mask import mask_tree
+from bot.kb.mask import mask
 from bot.render.kit import escape, mrkdwn, plain_text
 from bot.render.summary import plain_name
 
@@ -63,7 +63,7 @@ def modal(place: Place, signature: str) -> dict[str, Any]:
     other = "English" if current_locale() == "zh" else "中文"
     intro = _("A fix for *{error}*. It joins this error's fixes in this workspace, credited to you; "
               "its votes rank it.").format(error=plain_name(signature)[:200].replace("*", ""))
-    return mask_tree({
+    return {
         "type": "modal", "callback_id": CALLBACK, "private_metadata": place.dump(),
         "title": _text(_("Suggest a fix")[:24]), "submit": _text(_("Add fix")[:24]), "close": _text(_("Cancel")[:24]),
         "blocks": [
@@ -73,14 +73,14 @@ def modal(place: Place, signature: str) -> dict[str, Any]:
             _input(OTHER_BLOCK, _("The same fix in {language} (optional)").format(language=other),
                    _("Readers of the other language see yours, marked untranslated, until then."), MAX_FIX, True),
         ],
-    })
+    }
 
 
 def translate_modal(place: Place, original: str) -> dict[str, Any]:
     """The modal for ``original`` (a suggested fix in the other language) in the current locale's words."""
     language = "中文" if current_locale() == "zh" else "English"
-    quoted = "\n".join("> " + line for line in escape(original[:2500]).splitlines())
-    return mask_tree({
+    quoted = "\n".join("> " + line for line in escape(mask(original[:2500])).splitlines())  # a member's text
+    return {
         "type": "modal", "callback_id": TRANSLATE_CALLBACK, "private_metadata": place.dump(),
         "title": _text(_("Translate this fix")[:24]), "submit": _text(_("Save")[:24]),
         "close": _text(_("Cancel")[:24]),
@@ -89,4 +89,4 @@ def translate_modal(place: Place, original: str) -> dict[str, Any]:
             _input(FIX_BLOCK, _("The same fix in {language}").format(language=language),
                    _("Readers of your language will see this instead of the original."), MAX_FIX, False),
         ],
-    })
+    }

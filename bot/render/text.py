@@ -1,7 +1,8 @@
 """Views → readable terminal text: the compact answer by default, the details on request.
 
 Lines are wrapped to the terminal's width (Chinese characters count two columns), colour is used
-only on a terminal and never when ``NO_COLOR`` is set, and every output is credential-masked.
+only on a terminal and never when ``NO_COLOR`` is set. The reader's line and what a team wrote come
+credential-masked; curated KB text is printed as written.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from wcwidth import wcswidth
 
 from bot.cards import Diagnosis, EntryCard, MatchCard, SearchResultCard, WorkaroundCard
 from bot.i18n import _, fmt_number, ngettext
-from bot.kb.mask import mask
 from bot.render import labels, summary
 
 if TYPE_CHECKING:
@@ -38,13 +38,17 @@ def terminal_width() -> int:
 
 
 def wrap(text: str, width: int, indent: str = "", hang: str | None = None) -> list[str]:
-    """``text`` wrapped to ``width`` display columns; breaks at spaces, or between CJK characters."""
+    """``text`` wrapped to ``width`` display columns; breaks at spaces, or between CJK characters. Spaces
+    inside a line are kept as written (two spaces in a command stay two)."""
     hang = indent if hang is None else hang
     lines, line, used, fresh = [], indent, _width(indent), True
     for token in _TOKEN.findall(text):
         if token.isspace():
-            if not fresh:
-                line, used = line + " ", used + 1
+            if "\n" in token:
+                lines.append(line.rstrip())
+                line, used, fresh = hang, _width(hang), True
+            elif not fresh:
+                line, used = line + token, used + len(token.expandtabs(4))
             continue
         size = _width(token)
         if used + size > width and not fresh:
@@ -84,7 +88,7 @@ class _Out:
         self.lines.extend(wrapped[1:])
 
     def text(self) -> str:
-        return mask("\n".join(self.lines))
+        return "\n".join(self.lines)
 
 
 def _mark(untranslated: bool) -> str:
@@ -172,7 +176,7 @@ def render_search(results: list[SearchResultCard], color: bool = False) -> str:
     if not results:
         return labels.heading("no_results")
     out = _Out(color, DEFAULT_WIDTH)
-    return mask("\n".join(f"{out.style(r.id, _BOLD)}  {r.signature}" for r in results))
+    return "\n".join(f"{out.style(r.id, _BOLD)}  {r.signature}" for r in results)
 
 
 def render_stats(domains: dict[str, int], usage: Stats) -> str:

@@ -18,8 +18,10 @@ from bot.kb import feedback
 from bot.kb.entry import GRAPH_LINKS, Entry
 from bot.kb.feedback import EntryFeedback as Feedback
 from bot.kb.knowledge import KnowledgeBase
+from bot.kb.mask import mask
 from bot.kb.matcher import Match
 from bot.kb.normalize import normalize
+from bot.kb.team_entry import is_team_id
 
 if TYPE_CHECKING:
     from bot.store.records import Stats
@@ -97,7 +99,7 @@ class Knowledge:
             live = await self._feedback([m.entry_id for m in matches], workspace)
         cards = [
             MatchCard(self._entry_card(self._entry(m.entry_id), live.get(m.entry_id)), m.how, m.score, m.span,
-                      m.line)
+                      mask(m.line))  # the reader's own line: masked here, once, for every surface
             for m in matches
         ]
         if record and self.store is not None and cards:
@@ -162,8 +164,11 @@ class Knowledge:
         return await self.store.feedback(entry_ids, workspace)
 
     def _entry_card(self, entry: Entry, live: Feedback | None) -> EntryCard:
+        """The card of ``entry`` in the current locale. Curated text (the KB's seeds) reaches the reader as
+        written; what a reader or a team wrote (a team entry, a suggested fix) is credential-masked."""
         live = live or Feedback()
         zh = current_locale() == "zh"
+        written = mask if is_team_id(entry.id) else _as_written
         # plain fields in Chinese (a team entry written in Chinese): untranslated for an English reader
         source = "zh" if entry.raw.get("locale") == "zh" else "en"
         confidence = entry.confidence
@@ -174,6 +179,7 @@ class Knowledge:
             bound = feedback.rate_lower_bound(w.prior, confidence, tally)
             text, untranslated = _localized(w.action, w.text_zh, zh, source)
             condition, cond_untranslated = _localized(w.condition, w.condition_zh, zh) if w.condition else ("", False)
+            text, condition = written(text), written(condition)
             card = WorkaroundCard(w.index, text, rate, tally.up, tally.down, untranslated, condition, w.prior,
                                   cond_untranslated)
             ranked.append((bound, -w.index, card))
@@ -183,8 +189,8 @@ class Knowledge:
                 text, untranslated = s.text, (s.locale == "zh") != zh
             else:
                 text, untranslated = s.text_other, False
-            card = WorkaroundCard(s.index, text, feedback.suggested_rate(tally), tally.up, tally.down, untranslated,
-                                  author=s.author, verified=s.verified)
+            card = WorkaroundCard(s.index, mask(text), feedback.suggested_rate(tally), tally.up, tally.down,
+                                  untranslated, author=s.author, verified=s.verified)
             ranked.append((feedback.suggested_lower_bound(tally), -s.index, card))
         ranked.sort(key=lambda item: (item[0], item[1]), reverse=True)
         workarounds = [card for _bound, _i, card in ranked]
@@ -192,12 +198,15 @@ class Knowledge:
         for d in entry.dead_ends:
             english = f"{d.action} — {d.why_fails}" if d.action and d.why_fails else (d.action or d.why_fails)
             text, untranslated = _localized(english, d.text_zh, zh, source)
+            text = written(text)
             action, why = (d.action, d.why_fails) if not zh or untranslated else _split_dead_end(text)
+            action, why = written(action), written(why)
             condition, cond_untranslated = _localized(d.condition, d.condition_zh, zh) if d.condition else ("", False)
             dead_ends.append(DeadEndCard(text, d.fail_rate, untranslated, action, why, condition, cond_untranslated))
         dead_ends.sort(key=lambda d: d.fail_rate, reverse=True)
         signature, sig_untranslated = _localized(entry.signature, entry.signature_zh, zh, source)
         root_cause, rc_untranslated = _localized(entry.root_cause, entry.root_cause_zh, zh, source)
+        signature, root_cause = written(signature), written(root_cause)
         seed_confirmed = _parse_date(entry.raw.get("last_confirmed"))
         confirmed = max(filter(None, (seed_confirmed, live.last_confirmed)), default=None)
         return EntryCard(
@@ -227,6 +236,10 @@ class Knowledge:
     def _related(self, entry_id: str, zh: bool) -> RelatedCard:
         entry = self.kb.entries[entry_id]
         return RelatedCard(entry_id, _localized(entry.signature, entry.signature_zh, zh)[0])
+
+
+def _as_written(text: str) -> str:
+    return text
 
 
 def _localized(english: str, chinese: str | None, zh: bool, source: str = "en") -> tuple[str, bool]:
