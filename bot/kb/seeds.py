@@ -27,7 +27,8 @@ import ahocorasick
 from bot.errors import SeedError
 from bot.kb import entry as entry_module
 from bot.kb.amend import amended
-from bot.kb.entry import Entry, EntryFile, Problem, dangling_links, pack, validate_entry, validate_translations
+from bot.kb.entry import Entry, EntryFile, Problem, pack
+from bot.kb.validate import dangling_links, validate_entry, validate_translations
 
 TRANSLATIONS_DIR = "_translations"
 CACHE_ENV = "ERRKB_CACHE"

@@ -6,9 +6,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.kb.entry import Problem, validate_entry
+from bot.kb.entry import Problem
 from bot.kb.knowledge import KnowledgeBase
 from bot.kb.team_entry import team_raw
+from bot.kb.validate import validate_entry
 from bot.store import Store
 from bot.store.export import with_suggestions
 from bot.store.records import Stats, SyncReport

@@ -20,10 +20,11 @@ from sqlalchemy import delete, func, or_, select, text, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.errors import SeedError
-from bot.kb.entry import Entry, Problem, validate_entry
+from bot.kb.entry import Entry, Problem
 from bot.kb.feedback import SUGGESTED_BASE
 from bot.kb.seeds import Seeds
 from bot.kb.team_entry import is_team_id
+from bot.kb.validate import validate_entry
 from bot.store import identity, team_fixes
 from bot.store.models import DIAGNOSIS, WORKAROUND, EntryRow, MetaRow, Target
 from bot.store.records import SyncReport

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.kb.entry import Entry, validate_entry
+from bot.kb.entry import Entry
+from bot.kb.validate import validate_entry
 
 
 def problems(raw: dict) -> list[str]:

@@ -7,9 +7,10 @@ import datetime as dt
 import pytest
 
 from bot.kb import feedback as fb
-from bot.kb.entry import Entry, validate_entry
+from bot.kb.entry import Entry
 from bot.kb.feedback import Tally
 from bot.kb.seeds import export_seeds, load_seeds
+from bot.kb.validate import validate_entry
 from bot.store import EntryFeedback
 from bot.store.export import crowd_raw
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot.kb.entry import validate_entry
 from bot.kb.team_entry import team_raw
+from bot.kb.validate import validate_entry
 from bot.store.retention import Removed
 
 BODY = {"title": "FooError: widget <n> is stuck", "root_cause": "The widget cache is full.",
