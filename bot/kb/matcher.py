@@ -7,7 +7,7 @@ the work per paste tracks what it contains, not how large the KB is, and memory 
 kept in a bounded cache). Regexes without a usable literal are tried on every paste. A counted
 repetition of one character class that no run in the paste can outgrow (``[^\\n]{1,300}`` on a
 paste whose lines are shorter) is searched in its unbounded form, which matches the same and costs
-a fraction to compile and search (:func:`_bounds`). Hits are ordered by :mod:`bot.kb.ranking`.
+a fraction to compile and search (``bot.kb.regexes.counted_bounds``). Hits are ordered by :mod:`bot.kb.ranking`.
 When no regex hits, :mod:`bot.kb.fallback` may still name an
 entry from the paste's error lines, with a calibrated confidence.
 """
@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 import ahocorasick
 import re2
@@ -31,12 +31,11 @@ from bot.kb.fallback import MIN_CONFIDENCE, Fallback, error_lines
 from bot.kb.literals import MAX_ALTERNATIVES, Analysis, analyze
 from bot.kb.normalize import Normalized, normalize
 from bot.kb.ranking import SEVERITY_RANK, Hit, cause_map, on_warning_line, rank, severity_name
+from bot.kb.regexes import Bound, RegexCache, counted_bounds, syntax_error
 from bot.kb.versions import parse_constraints
 
 # Compiled regexes are kept within this much (estimated) memory: the whole bundled KB fits.
 COMPILED_BUDGET = 96 << 20
-REGEX_BASE_BYTES = 4096  # an RE2 object, its reverse program and the first DFA states of a search
-REGEX_BYTES_PER_INST = 160  # per program instruction, forward and reverse, and the DFA states searches build
 # A regex validated within entry.REGEX_MAX_MEM may search with more: a counted repetition such as
 # [\s\S]{0,400} needs a larger DFA cache, without which RE2 falls back to its NFA (100x slower).
 # The DFA grows only as far as searches take it.
@@ -44,11 +43,6 @@ MATCH_MAX_MEM = 8 << 20
 MAX_KEY = 20  # characters of a required literal the prefilter keys it by (its rarest such part)
 MAX_OPTIONS = 3  # literal sets of one entry that must all occur before its regex runs
 MAX_UNFILTERED = 2000  # regexes without a required literal that may be tried on every paste
-# A counted repetition C{m,n} with n at least this compiles to n copies of C (thousands of instructions
-# in UTF-8, and as many DFA states built per search): such bounds are lifted where the paste allows.
-MIN_LIFTED = 32
-_COUNTED = re.compile(r"\{(\d+),(\d+)\}")
-_DOT_NL = re.compile(r"\(\?[imsU-]*s[imsU-]*[:)]")  # a flag group that may let '.' match a newline
 _FRAME_LINE = re.compile(r'^\s+(?:File "[^"]*", line \d+|at [\w$.<>/]+\(|\d+: 0x[0-9a-f]+)')
 _PY_FRAME = re.compile(r'^\s+File "[^"]*", line \d+')
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
@@ -77,53 +71,6 @@ class Match:
     severity: str = "error"  # "warning" for a warning entry or an error logged at warning level; "info"
 
 
-class Bound(NamedTuple):
-    """A counted repetition ``C{low,high}`` of one character class ``C`` in a pattern: ``span`` is
-    where its ``{low,high}`` is. ``in_line``: ``C`` cannot match a newline, so no run of it is longer
-    than the paste's longest line (else than the paste)."""
-
-    span: tuple[int, int]
-    low: int
-    high: int
-    in_line: bool
-
-
-class RegexCache:
-    """Compiled regexes, the least recently used dropped once their estimated memory passes ``budget``.
-
-    An RE2 object's memory is its programs plus the DFA states a search builds, so its cost is
-    estimated from its program size; ``info()`` shows the size and the evictions (flat on a
-    long run when the hot set fits). A key is an entry's index and which of its bounds are lifted."""
-
-    def __init__(self, compile_one: Callable[[tuple[int, int]], re2._Regexp | None], budget: int) -> None:
-        self._compile = compile_one
-        self._items: OrderedDict[tuple[int, int], tuple[re2._Regexp | None, int]] = OrderedDict()
-        self.budget = budget
-        self.bytes = 0
-        self.compiled = 0
-        self.evictions = 0
-
-    def __call__(self, key: tuple[int, int]) -> re2._Regexp | None:
-        item = self._items.get(key)
-        if item is not None:
-            self._items.move_to_end(key)
-            return item[0]
-        regex = self._compile(key)
-        self.compiled += 1
-        cost = REGEX_BASE_BYTES + (REGEX_BYTES_PER_INST * regex.programsize if regex is not None else 0)
-        self._items[key] = (regex, cost)
-        self.bytes += cost
-        while self.bytes > self.budget and len(self._items) > 1:
-            _, (_, dropped) = self._items.popitem(last=False)
-            self.bytes -= dropped
-            self.evictions += 1
-        return regex
-
-    def info(self) -> dict[str, int]:
-        return {"regexes": len(self._items), "bytes": self.bytes, "budget": self.budget,
-                "compiled": self.compiled, "evictions": self.evictions}
-
-
 class Matcher:
     """Every entry's regex behind one literal prefilter; ``match`` ranks the entries a paste is about.
 
@@ -144,15 +91,15 @@ class Matcher:
         found_list: list[Analysis] = []
         for index, entry in enumerate(entries.values()):  # one pass: a packed entry is read once
             regex = entry.regex
-            if (reason := _syntax_error(regex)) is not None:
+            if (reason := syntax_error(regex)) is not None:
                 raise MatcherError(entry.source or entry.id, f"RE2 cannot compile it ({reason})")
             self._ids.append(entry.id)
             self._patterns.append(regex)
             self._severity.append(SEVERITY_RANK[entry.severity])
             if versions := entry.versions:
                 self._constraints[index] = tuple(parse_constraints(versions))
-            if bounds := _bounds(regex):
-                self._bounds[index] = bounds
+            if lifted := counted_bounds(regex):
+                self._bounds[index] = lifted
             links[entry.id] = (entry.links("leads_to"), entry.links("preceded_by"))
             found = known.get(regex)
             found_list.append(found if isinstance(found, Analysis) else analyze(regex))
@@ -375,88 +322,6 @@ def _windows(literal: str) -> list[str]:
 
 def _branch_sets(analysis: Analysis) -> list[frozenset[str]]:
     return [option for sets in analysis.branches for option in sets]
-
-
-def _syntax_error(pattern: str) -> str | None:
-    """RE2's parse error for ``pattern`` (parsing only: cheap, nothing is kept)."""
-    options = re2.Options()
-    options.log_errors = False
-    try:
-        re2.Set.SearchSet(options).Add(pattern)
-    except re2.error as exc:
-        reason = exc.args[0] if exc.args else str(exc)
-        return reason.decode("utf-8", "replace") if isinstance(reason, bytes) else str(reason)
-    return None
-
-
-def _bounds(pattern: str) -> tuple[Bound, ...]:
-    """The counted repetitions ``C{m,n}`` (n ≥ MIN_LIFTED) of one character class ``C`` in ``pattern``.
-
-    Lifting such a bound (``C{m,}``) changes no match on a text with no run of ``C`` longer than
-    ``n``: every way the regex can match there repeats ``C`` at most ``n`` times, so both forms have
-    the same matches, preferred in the same order (greedy: more repeats first; lazy: fewer).
-    An escape whose reach is unclear (octal, ``\\Q…\\E``, ``\\C``) leaves the pattern as it is."""
-    if not any(int(m.group(2)) >= MIN_LIFTED for m in _COUNTED.finditer(pattern)):
-        return ()
-    found: list[Bound] = []
-    atom: tuple[int, int] | None = None  # the single-character item just read
-    i = 0
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            nxt = pattern[i + 1 : i + 2]
-            if nxt in ("p", "P", "x"):
-                braced = pattern[i + 2 : i + 3] == "{"
-                end = pattern.find("}", i) + 1 if braced else i + (3 if nxt in "pP" else 4)
-            elif nxt.isalnum() and nxt not in "dDsSwWntrfvabBAz":
-                return ()
-            else:
-                end = i + 2
-            atom = None if nxt in ("b", "B", "A", "z") else (i, end)
-            i = end
-        elif c == "[":
-            end = _class_end(pattern, i)
-            if end < 0:
-                return ()
-            atom, i = (i, end), end
-        elif c == "{" and (m := _COUNTED.match(pattern, i)) is not None and atom is not None and atom[1] == i:
-            low, high = int(m.group(1)), int(m.group(2))
-            if high >= MIN_LIFTED:
-                found.append(Bound(m.span(), low, high, not _may_match_newline(pattern, pattern[atom[0] : atom[1]])))
-            atom, i = None, m.end()
-        else:
-            atom = None if c in "()|*+?^${}" else (i, i + 1)
-            i += 1
-    return tuple(found)
-
-
-def _class_end(pattern: str, start: int) -> int:
-    """The offset just past the character class opening at ``start`` (-1 when it does not close)."""
-    i = start + 1
-    if pattern[i : i + 1] == "^":
-        i += 1
-    if pattern[i : i + 1] == "]":  # a leading ']' is a literal
-        i += 1
-    while i < len(pattern):
-        if pattern[i] == "\\":
-            i += 2
-        elif pattern.startswith("[:", i):
-            close = pattern.find(":]", i + 2)
-            i = close + 2 if close >= 0 else i + 1
-        elif pattern[i] == "]":
-            return i + 1
-        else:
-            i += 1
-    return -1
-
-
-def _may_match_newline(pattern: str, atom: str) -> bool:
-    if atom == "." and _DOT_NL.search(pattern):
-        return True
-    try:
-        return compile_regex(atom).search("\n") is not None
-    except re2.error:
-        return True
 
 
 class _CharOffsets:

@@ -9,6 +9,7 @@ import pytest
 
 from bot.kb.entry import Entry
 from bot.kb.matcher import Matcher, MatcherError
+from bot.kb.regexes import REGEX_BASE_BYTES
 from tests.conftest import NCCL_ID
 
 
@@ -151,7 +152,7 @@ def test_a_matcher_survives_pickling_for_the_kb_snapshot(matcher):
 def test_compiled_regexes_stay_within_their_memory_budget_and_say_so(nccl_raw, monkeypatch):
     import bot.kb.matcher as matcher_module
 
-    monkeypatch.setattr(matcher_module, "COMPILED_BUDGET", 3 * matcher_module.REGEX_BASE_BYTES)
+    monkeypatch.setattr(matcher_module, "COMPILED_BUDGET", 3 * REGEX_BASE_BYTES)
     entries = {f"x/e{i}": entry(nccl_raw, f"x/e{i}", rf"widget{i:03d} broke", f"widget{i:03d} broke") for i in range(20)}
     small = Matcher(entries)
     for round_ in range(2):

@@ -6,9 +6,10 @@ import copy
 
 import pytest
 
-import bot.kb.matcher as matcher_module
+import bot.kb.regexes as regexes_module
 from bot.kb.entry import Entry
-from bot.kb.matcher import Bound, Matcher, _bounds
+from bot.kb.matcher import Matcher
+from bot.kb.regexes import Bound, counted_bounds
 
 TS2322 = (r"(?:error )?TS2322: Type [^\n]{1,300}? is not assignable to type [^\n]{1,300}|"
           r"Type ['\"][^\n]{1,200}['\"] is not assignable to type ['\"][^\n]{1,200}['\"]\.?\s*ts\(2322\)")
@@ -16,15 +17,15 @@ SPANNING = r"The read operation timed out[\s\S]{0,40}?ReadTimeoutError: \S{1,60}
 
 
 def test_bounds_are_counted_repetitions_of_one_character_class():
-    assert _bounds(r"Type [^\n]{1,300}? is") == (Bound((10, 17), 1, 300, True),)
-    assert _bounds(r"a.{0,50}b\s{0,60}") == (Bound((2, 8), 0, 50, True), Bound((11, 17), 0, 60, False))
-    assert _bounds(r"(?s)a.{0,50}b")[0].in_line is False  # '.' may match a newline there
-    assert [b.low for b in _bounds(r"[]x]{2,40}[^]\n]{0,99}\pL{1,40}\p{Greek}{1,40}\x{263a}{1,40}\\{1,64}")] == [
+    assert counted_bounds(r"Type [^\n]{1,300}? is") == (Bound((10, 17), 1, 300, True),)
+    assert counted_bounds(r"a.{0,50}b\s{0,60}") == (Bound((2, 8), 0, 50, True), Bound((11, 17), 0, 60, False))
+    assert counted_bounds(r"(?s)a.{0,50}b")[0].in_line is False  # '.' may match a newline there
+    assert [b.low for b in counted_bounds(r"[]x]{2,40}[^]\n]{0,99}\pL{1,40}\p{Greek}{1,40}\x{263a}{1,40}\\{1,64}")] == [
         2, 0, 1, 1, 1, 1]
-    assert _bounds(r"[[:alpha:]]{1,64}") == (Bound((11, 17), 1, 64, True),)
+    assert counted_bounds(r"[[:alpha:]]{1,64}") == (Bound((11, 17), 1, 64, True),)
     # small bounds, groups, exact counts and escapes whose reach is unclear are left alone
     for pattern in (r"\d{1,3}", r"(?:ab){1,40}", r"\pL{1000}", r"\Qa\E{1,40}", r"\012{0,50}", r"\b{1,40}", r"x{2,}"):
-        assert _bounds(pattern) == (), pattern
+        assert counted_bounds(pattern) == (), pattern
 
 
 def _entry(nccl_raw: dict, entry_id: str, regex: str) -> Entry:
@@ -37,7 +38,7 @@ def _matchers(nccl_raw: dict, monkeypatch: pytest.MonkeyPatch) -> tuple[Matcher,
     entries = {e.id: e for e in (_entry(nccl_raw, "typescript/ts2322", TS2322),
                                  _entry(nccl_raw, "pip/read-timeout", SPANNING))}
     lifting = Matcher(entries)
-    monkeypatch.setattr(matcher_module, "MIN_LIFTED", 10**6)
+    monkeypatch.setattr(regexes_module, "MIN_LIFTED", 10**6)
     exact = Matcher(entries)
     monkeypatch.undo()
     return lifting, exact
