@@ -82,6 +82,8 @@ def cmd_db(args: argparse.Namespace, settings: Settings) -> int:
               f"hit counts older than {keep.hits_days} days; 0 = kept for ever)"
               + "".join(f"\n  {table}: {n}" for table, n in sorted(removed.rows.items())))
         return 0
+    if args.action in ("encrypt", "rotate-key"):
+        return _seal(settings, rotate=args.action == "rotate-key")
 
     async def work(catalog: Catalog) -> list[str]:  # opening the store applies every pending migration
         return [] if args.action == "upgrade" else await catalog.check(repair=args.action == "repair")
@@ -95,6 +97,21 @@ def cmd_db(args: argparse.Namespace, settings: Settings) -> int:
     if args.action == "check" and not lines:
         print("every counter agrees with the vote rows")
     return 1 if args.action == "check" and lines else 0
+
+
+def _seal(settings: Settings, rotate: bool) -> int:
+    """``errkb db encrypt``: encrypt the Slack tokens stored in plain text (``errkb serve`` does it at start too);
+    ``errkb db rotate-key``: re-encrypt every one with the first key of ``ERRKB_ENCRYPTION_KEY``."""
+    from bot.store.secrets import Cipher, seal_tokens
+
+    cipher = Cipher.from_setting(settings.encryption_key)  # missing or malformed: exit 2 before the store opens
+    done = _with_store(settings, lambda store: seal_tokens(store.engine, cipher, rotate=rotate))
+    if rotate:
+        print(f"{done.rotated + done.encrypted} Slack tokens encrypted with the first key of ERRKB_ENCRYPTION_KEY "
+              f"({done.encrypted} of them were plain text); the keys after it may now be removed")
+    else:
+        print(f"{done.encrypted} Slack tokens encrypted, {done.checked} were encrypted already")
+    return 0
 
 
 def cmd_workspace(args: argparse.Namespace, settings: Settings) -> int:
@@ -137,8 +154,9 @@ def add_ops_commands(add) -> None:
                    "seeds/ and pastes/ under --out")
     p = add("stats", cmd_stats, "Entries per domain, most-matched entries, most-voted workarounds.", ("text", "json"))
     p.add_argument("--limit", type=int, default=10)
-    p = add("db", cmd_db, "Database maintenance: upgrade (migrations), check or repair counters, prune old rows.")
-    p.add_argument("action", choices=("upgrade", "check", "repair", "prune"))
+    p = add("db", cmd_db, "Database maintenance: upgrade (migrations), check or repair counters, prune old rows, "
+            "encrypt the stored Slack tokens or re-encrypt them with a new key (rotate-key).")
+    p.add_argument("action", choices=("upgrade", "check", "repair", "prune", "encrypt", "rotate-key"))
     p = add("workspace", cmd_workspace, "Remove one workspace's data and installation (its votes stay as counts).")
     p.add_argument("verb", choices=("delete",))
     p.add_argument("team_id", metavar="TEAM_ID")

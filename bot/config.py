@@ -129,6 +129,9 @@ class Settings:
     redirect_uri: str | None = None
     # Slack user groups (S…) whose members may verify, edit and retire team entries, besides admins.
     reviewers: tuple[str, ...] = ()
+    # ERRKB_ENCRYPTION_KEY: Fernet keys, comma-separated (the first encrypts, all decrypt) for the tokens OAuth
+    # stores (bot/store/secrets.py); needed in OAuth mode only.
+    encryption_key: str | None = None
 
     @property
     def oauth(self) -> bool:
@@ -160,11 +163,13 @@ class Settings:
             client_secret=client_secret,
             redirect_uri=os.environ.get("SLACK_REDIRECT_URI") or None,
             reviewers=_reviewers(os.environ.get("ERRKB_REVIEWERS")),
+            encryption_key=os.environ.get("ERRKB_ENCRYPTION_KEY") or None,
         )
 
     def check_serve(self) -> None:
         """Raise :class:`ConfigError`, naming the variable to set or unset, unless ``errkb serve`` can run with
-        these settings: a bot token or OAuth; OAuth only over HTTP; a signing secret over HTTP."""
+        these settings: a bot token or OAuth; OAuth only over HTTP and with a key to encrypt the tokens it stores; a
+        signing secret over HTTP."""
         if not self.bot_token and not self.oauth:
             raise ConfigError("SLACK_BOT_TOKEN", "not set: give the bot token (xoxb-…), or SLACK_CLIENT_ID and "
                                                  "SLACK_CLIENT_SECRET to install in many workspaces (OAuth)")
@@ -175,3 +180,7 @@ class Settings:
         if not self.app_token and not self.signing_secret:
             raise ConfigError("SLACK_SIGNING_SECRET", "not set: HTTP mode needs it (Basic Information → App "
                                                       "Credentials); or set SLACK_APP_TOKEN for Socket Mode")
+        if self.oauth:  # ERRKB_ENCRYPTION_KEY: missing or malformed
+            from bot.store.secrets import Cipher
+
+            Cipher.from_setting(self.encryption_key)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from cryptography.fernet import Fernet
 
 from bot.config import ConfigError, Settings, database_url
 from tests.conftest import REPO
@@ -82,6 +83,9 @@ def test_reviewer_groups_are_user_group_ids_and_anything_else_is_named(monkeypat
         Settings.from_env()
 
 
+KEY, KEY2 = (Fernet.generate_key().decode() for _ in range(2))  # ERRKB_ENCRYPTION_KEY's: made here, none in the repo
+
+
 def _slack(**given: str) -> Settings:
     unset = dict.fromkeys(("bot_token", "signing_secret", "app_token", "api_url"))
     return Settings(**{**unset, **given}, database_url="sqlite://", port=3000, seeds_dir=REPO / "seeds")
@@ -95,6 +99,11 @@ def _slack(**given: str) -> Settings:
         ({"client_id": "1.2", "client_secret": "c", "app_token": "xapp-1"}, "SLACK_APP_TOKEN"),
         ({"bot_token": "xoxb-1"}, "SLACK_SIGNING_SECRET"),
         ({"client_id": "1.2", "client_secret": "c"}, "SLACK_SIGNING_SECRET"),
+        ({"client_id": "1.2", "client_secret": "c", "signing_secret": "s"}, "ERRKB_ENCRYPTION_KEY"),
+        ({"client_id": "1.2", "client_secret": "c", "signing_secret": "s", "encryption_key": "secret"},
+         "ERRKB_ENCRYPTION_KEY"),
+        ({"client_id": "1.2", "client_secret": "c", "signing_secret": "s", "encryption_key": f"{KEY},nope"},
+         "ERRKB_ENCRYPTION_KEY"),
     ],
 )
 def test_what_serve_lacks_is_named(given, variable):
@@ -108,7 +117,8 @@ def test_what_serve_lacks_is_named(given, variable):
     [
         {"bot_token": "xoxb-1", "signing_secret": "s"},  # HTTP, one workspace
         {"bot_token": "xoxb-1", "app_token": "xapp-1"},  # Socket Mode needs no signing secret
-        {"client_id": "1.2", "client_secret": "c", "signing_secret": "s"},  # OAuth over HTTP
+        {"client_id": "1.2", "client_secret": "c", "signing_secret": "s", "encryption_key": KEY},  # OAuth over HTTP
+        {"client_id": "1.2", "client_secret": "c", "signing_secret": "s", "encryption_key": f" {KEY} , {KEY2}"},
     ],
 )
 def test_settings_serve_can_run_with_pass(given):

@@ -37,6 +37,7 @@ from bot.slack.oauth import Installations, WorkspaceClient, authorize, oauth_set
 from bot.slack.observed import ObservedApp
 from bot.slack.tasks import Inflight
 from bot.store import Store
+from bot.store.secrets import Cipher, seal_tokens
 
 log = logging.getLogger(__name__)
 
@@ -188,6 +189,10 @@ async def start(settings: Settings, host: str = "0.0.0.0", port: int | None = No
     store = await Store.open(settings.database_url)
     session = aiohttp.ClientSession()
     try:
+        if settings.oauth:  # tokens an older errkb stored in plain text are encrypted; a wrong key stops here
+            sealed = await seal_tokens(store.engine, Cipher.from_setting(settings.encryption_key))
+            if sealed.encrypted:
+                log.info("encrypted %d Slack tokens stored in plain text", sealed.encrypted)
         if seed:  # next to nothing when the store holds these very seeds already (bot/store/sync.py)
             report = await store.sync_entries(kb.entries)
             log.info("%d entries: %d added, %d updated", len(kb.entries), len(report.added), len(report.updated))
@@ -268,8 +273,9 @@ async def run(settings: Settings) -> None:
 
 def serve(settings: Settings) -> None:
     """``errkb serve``."""
+    keys = (key.strip() for key in (settings.encryption_key or "").split(","))  # ERRKB_ENCRYPTION_KEY's
     logs.configure(settings.log_level, (settings.bot_token, settings.signing_secret, settings.app_token,
-                                        settings.client_secret), settings.log_format)
+                                        settings.client_secret, *keys), settings.log_format)
     memory.configure()  # freed large buffers go back to the system (bot/memory.py)
     # The store's driver and the resolver run in threads: at CPython's default 5 ms switch interval
     # every store round trip under load waits up to 5 ms for the event loop's thread to let go of the GIL.

@@ -5,31 +5,37 @@ the browser back to ``GET /slack/oauth_redirect`` and Bolt exchanges the code fo
 bot token (``oauth.v2.access``) and saves it in ``slack_installations``/``slack_bots``. Each request
 then runs with its own workspace's client (``context.client``); a token that expires (token rotation)
 is refreshed by Bolt before it is used. The tables come from errkb's migrations (0004), not from
-slack_sdk's ``create_tables``.
+slack_sdk's ``create_tables``. Every token in them is encrypted with ``ERRKB_ENCRYPTION_KEY``
+(:class:`SealedInstallationStore`, ``bot.store.secrets``).
 """
 
 from __future__ import annotations
 
+import copy
 import logging
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
 from slack_bolt.authorization.async_authorize import AsyncInstallationStoreAuthorize
 from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
 from slack_sdk.oauth.installation_store.async_installation_store import AsyncInstallationStore
+from slack_sdk.oauth.installation_store.models.bot import Bot
+from slack_sdk.oauth.installation_store.models.installation import Installation
 from slack_sdk.oauth.installation_store.sqlalchemy import AsyncSQLAlchemyInstallationStore
 from slack_sdk.oauth.state_store.sqlalchemy import AsyncSQLAlchemyOAuthStateStore
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
+from bot.store.models import SEALED_COLUMNS
+from bot.store.secrets import Cipher
 
 INSTALL_PATH = "/slack/install"
 REDIRECT_PATH = "/slack/oauth_redirect"
 STATE_SECONDS = 600  # an install started longer ago than this must start again
 # The bot scopes of manifest.yml (docs/privacy.md says why each is needed).
 SCOPES = ("app_mentions:read", "channels:history", "groups:history", "im:history", "mpim:history", "chat:write",
-          "commands", "files:read", "reactions:read", "users:read", "usergroups:read")
+          "commands", "files:read", "reactions:read", "users:read", "usergroups:read", "channels:read", "groups:read")
 
 
 def oauth_settings(settings: Settings, engine: Any) -> AsyncOAuthSettings:
@@ -42,11 +48,57 @@ def oauth_settings(settings: Settings, engine: Any) -> AsyncOAuthSettings:
         redirect_uri=settings.redirect_uri,
         install_path=INSTALL_PATH,
         redirect_uri_path=REDIRECT_PATH,
-        installation_store=AsyncSQLAlchemyInstallationStore(settings.client_id, engine),
+        installation_store=SealedInstallationStore(settings.client_id, engine,
+                                                   Cipher.from_setting(settings.encryption_key)),
         installation_store_bot_only=True,
         state_store=AsyncSQLAlchemyOAuthStateStore(STATE_SECONDS, engine),
         state_expiration_seconds=STATE_SECONDS,
     )
+
+
+T = TypeVar("T", Bot, Installation)
+
+
+def _each(found: T, names: Iterable[str], change: Callable[[str | None], str | None]) -> T:
+    """A copy of ``found`` with ``change`` applied to each of its attributes ``names``."""
+    changed = copy.copy(found)
+    for name in names:
+        setattr(changed, name, change(getattr(found, name)))
+    return changed
+
+
+class SealedInstallationStore(AsyncSQLAlchemyInstallationStore):
+    """slack_sdk's installation store with every token encrypted at rest: each value of ``SEALED_COLUMNS`` is
+    encrypted before it is saved and decrypted after it is found (``cipher``: ``ERRKB_ENCRYPTION_KEY``'s keys).
+    A plain value that an older errkb stored is read as it is, until the start-up pass encrypts it."""
+
+    INSTALLATION = SEALED_COLUMNS["slack_installations"]
+    BOT = SEALED_COLUMNS["slack_bots"]
+
+    def __init__(self, client_id: str, engine: Any, cipher: Cipher) -> None:
+        super().__init__(client_id, engine)
+        self.cipher = cipher
+
+    async def async_save(self, installation: Installation) -> None:
+        # slack_sdk saves its bot too (installation.to_bot()), through async_save_bot: sealed values stay as they are
+        await super().async_save(_each(installation, self.INSTALLATION, self.cipher.seal))
+
+    async def async_save_bot(self, bot: Bot) -> None:
+        await super().async_save_bot(_each(bot, self.BOT, self.cipher.seal))
+
+    async def async_find_bot(self, *, enterprise_id: str | None, team_id: str | None,
+                             is_enterprise_install: bool | None = False) -> Bot | None:
+        bot = await super().async_find_bot(enterprise_id=enterprise_id, team_id=team_id,
+                                           is_enterprise_install=is_enterprise_install)
+        return None if bot is None else _each(bot, self.BOT, self.cipher.unseal)
+
+    async def async_find_installation(self, *, enterprise_id: str | None, team_id: str | None,
+                                      user_id: str | None = None, is_enterprise_install: bool | None = False
+                                      ) -> Installation | None:
+        # slack_sdk may fill in the latest bot's token from async_find_bot (above): decrypted already, kept as it is
+        found = await super().async_find_installation(enterprise_id=enterprise_id, team_id=team_id, user_id=user_id,
+                                                      is_enterprise_install=is_enterprise_install)
+        return None if found is None else _each(found, self.INSTALLATION, self.cipher.unseal)
 
 
 def authorize(oauth: AsyncOAuthSettings, client: AsyncWebClient) -> AsyncInstallationStoreAuthorize:

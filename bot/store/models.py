@@ -295,3 +295,12 @@ class DecisionRow(Base):
 SLACK_INSTALLATIONS = SQLAlchemyInstallationStore.build_installations_table(Base.metadata, "slack_installations")
 SLACK_BOTS = SQLAlchemyInstallationStore.build_bots_table(Base.metadata, "slack_bots")
 SLACK_OAUTH_STATES = SQLAlchemyOAuthStateStore.build_oauth_states_table(Base.metadata, "slack_oauth_states")
+# Their credentials, stored encrypted (bot/store/secrets.py): Text, as ciphertext outgrows slack_sdk's String(200).
+SEALED_COLUMNS: dict[str, tuple[str, ...]] = {
+    "slack_installations": ("bot_token", "bot_refresh_token", "user_token", "user_refresh_token",
+                            "incoming_webhook_url"),
+    "slack_bots": ("bot_token", "bot_refresh_token"),
+}
+for _table in (SLACK_INSTALLATIONS, SLACK_BOTS):
+    for _name in SEALED_COLUMNS[_table.name]:
+        _table.c[_name].type = Text()
