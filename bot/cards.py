@@ -129,7 +129,7 @@ class UsageCard:
 
 @dataclass(frozen=True)
 class HomeCard:
-    setting: str  # "auto" | "en" | "zh": the user's choice
+    setting: str  # "auto" or one of i18n.READING: the user's choice
     locale: str  # the locale in effect
     usage: UsageCard
     unknown: tuple[UnknownLineCard, ...] = ()  # this workspace's most frequent errors errkb could not answer

@@ -14,8 +14,10 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from functools import cache, lru_cache
 from pathlib import Path
 
+import opencc
 from babel.core import Locale, UnknownLocaleError
 from babel.dates import format_date as _babel_format_date
 from babel.messages.mofile import write_mo
@@ -25,7 +27,11 @@ from babel.numbers import format_decimal, format_percent
 from bot.errors import CatalogError
 
 DOMAIN = "errkb"
-SUPPORTED = ("en", "zh")
+SUPPORTED = ("en", "zh")  # the languages the KB and the catalogs are written in
+# What a reader can read: Simplified Chinese, or Traditional with Taiwan's or Hong Kong's phrasing, made
+# from the Simplified text at render time by OpenCC's phrase-level conversion (commands untouched).
+READING = ("en", "zh", "zh-TW", "zh-HK")
+_OPENCC = {"zh-TW": "s2twp", "zh-HK": "s2hk"}
 DEFAULT_LOCALE = "en"
 LOCALES_DIR = Path(__file__).resolve().parent.parent / "locales"
 
@@ -35,14 +41,28 @@ _catalogs: dict[str, gettext.NullTranslations] = {}
 
 
 def negotiate(code: str | None) -> str:
-    """Our locale for a Slack/POSIX/BCP-47 code: every Chinese variant reads Chinese, all else English."""
+    """Our reading locale for a Slack/POSIX/BCP-47 code: ``zh-TW`` or ``zh-HK`` for Traditional Chinese
+    (Taiwan's phrasing unless the code names Hong Kong or Macau), ``zh`` for any other Chinese, else ``en``."""
     if not code:
         return DEFAULT_LOCALE
     try:
-        language = Locale.parse(code.strip().replace("-", "_")).language
+        parsed = Locale.parse(code.strip().replace("-", "_"))
+        language, script, territory = parsed.language, parsed.script, parsed.territory
     except (ValueError, UnknownLocaleError, TypeError):
-        language = code.strip().lower().replace("_", "-").split("-", 1)[0]
-    return language if language in SUPPORTED else DEFAULT_LOCALE
+        parts = code.strip().lower().replace("_", "-").split("-")
+        language, script, territory = parts[0], None, (parts[1].upper() if len(parts) > 1 else None)
+    if language != "zh":
+        return language if language in SUPPORTED else DEFAULT_LOCALE
+    if territory in ("HK", "MO"):
+        return "zh-HK"
+    if territory == "TW" or script == "Hant":
+        return "zh-TW"
+    return "zh"
+
+
+def language(code: str) -> str:
+    """The language a reading locale reads the KB in: ``zh`` for every Chinese, else ``en``."""
+    return "zh" if code.startswith("zh") else DEFAULT_LOCALE
 
 
 def compile_catalogs(locales_dir: Path = LOCALES_DIR) -> list[Path]:
@@ -91,11 +111,59 @@ def load_catalogs(locales_dir: Path = LOCALES_DIR) -> None:
 def _translations() -> gettext.NullTranslations:
     if not _catalogs:
         load_catalogs()
-    return _catalogs.get(_current.get(), _catalogs[DEFAULT_LOCALE])
+    return _catalogs.get(current_locale(), _catalogs[DEFAULT_LOCALE])
 
 
 def current_locale() -> str:
+    """The language of the current reader (``en`` or ``zh``): which fields and catalog to read."""
+    return language(_current.get())
+
+
+def reading_locale() -> str:
+    """The current reader's locale as they read it: ``en``, ``zh``, ``zh-TW`` or ``zh-HK``."""
     return _current.get()
+
+
+def script(text: str) -> str:
+    """``text`` (Simplified Chinese, or anything else) in the current reader's script: Traditional with
+    their region's phrasing for a ``zh-TW`` / ``zh-HK`` reader, unchanged otherwise. Code spans, fenced
+    blocks and addresses are left exactly as written."""
+    config = _OPENCC.get(_current.get())
+    return _converted(config, text) if config and text else text
+
+
+def fold(query: str) -> str:
+    """A search query in Simplified Chinese with mainland terms (OpenCC's ``tw2sp``: 記憶體 → 内存), so
+    Traditional and Simplified queries find the same entries; a few Taiwan terms OpenCC keeps are mapped too."""
+    if not query:
+        return query
+    folded = _converted("tw2sp", query)
+    for taiwan, mainland in _TERMS.items():
+        folded = folded.replace(taiwan, mainland)
+    return folded
+
+
+_TERMS = {"逾时": "超时", "连线": "连接", "档案": "文件", "资料库": "数据库", "记忆体": "内存"}
+
+
+_KEPT = re.compile(r"```.*?```|`[^`\n]*`|https?://\S+", re.S)
+
+
+@lru_cache(maxsize=8192)
+def _converted(config: str, text: str) -> str:
+    converter = _converter(config)
+    out, last = [], 0
+    for kept in _KEPT.finditer(text):
+        out.append(converter.convert(text[last : kept.start()]))
+        out.append(kept.group(0))
+        last = kept.end()
+    out.append(converter.convert(text[last:]))
+    return "".join(out)
+
+
+@cache
+def _converter(config: str) -> opencc.OpenCC:
+    return opencc.OpenCC(config)
 
 
 @contextmanager
@@ -116,15 +184,18 @@ def set_locale(locale: str) -> str:
 
 def _(message: str) -> str:
     """Translate ``message`` into the current locale."""
-    return _translations().gettext(message)
+    return script(_translations().gettext(message))
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:
-    return _translations().ngettext(singular, plural, n)
+    return script(_translations().ngettext(singular, plural, n))
+
+
+_BABEL = {"zh": "zh_Hans_CN", "zh-TW": "zh_Hant_TW", "zh-HK": "zh_Hant_HK"}
 
 
 def _babel_locale() -> str:
-    return "zh_Hans_CN" if _current.get() == "zh" else "en_US"
+    return _BABEL.get(_current.get(), "en_US")
 
 
 def fmt_percent(value: float) -> str:

@@ -10,18 +10,36 @@ from bot import i18n
 
 
 @pytest.mark.parametrize(
-    ("code", "expected"),
-    [("en-US", "en"), ("en-GB", "en"), ("zh-CN", "zh"), ("zh-TW", "zh"), ("zh_Hant_HK", "zh"), ("zh", "zh"),
-     ("ja-JP", "en"), ("fr-FR", "en"), ("", "en"), (None, "en"), ("not a locale!", "en")],
+    ("code", "expected", "reading"),
+    [("en-US", "en", "en"), ("en-GB", "en", "en"), ("zh-CN", "zh", "zh"), ("zh-TW", "zh", "zh-TW"),
+     ("zh_Hant_HK", "zh", "zh-HK"), ("zh-HK", "zh", "zh-HK"), ("zh_Hant", "zh", "zh-TW"), ("zh", "zh", "zh"),
+     ("zh-SG", "zh", "zh"), ("ja-JP", "en", "en"), ("fr-FR", "en", "en"), ("", "en", "en"), (None, "en", "en"),
+     ("not a locale!", "en", "en")],
 )
-def test_every_chinese_variant_reads_chinese_and_all_else_english(code, expected):
-    assert i18n.negotiate(code) == expected
+def test_every_chinese_variant_reads_chinese_traditional_in_its_script_and_all_else_english(code, expected, reading):
+    assert i18n.negotiate(code) == reading and i18n.language(reading) == expected
 
 
 def test_interface_words_come_from_the_catalog():
-    with i18n.use_locale("zh-TW"):
+    with i18n.use_locale("zh-CN"):
         assert i18n._("Root cause") == "根本原因"
         assert i18n.ngettext("{n} vote up", "{n} votes up", 3).format(n=3) == "3 票有效"
+    with i18n.use_locale("zh-TW"):
+        assert i18n.current_locale() == "zh" and i18n.reading_locale() == "zh-TW"
+        assert i18n._("Why / what not to try") == "原因 / 哪些別試"
+
+
+def test_traditional_chinese_keeps_code_spans_and_addresses_as_written():
+    text = "运行 `pip install 网络` 后查看 https://example.com/网络 的说明：\n```\n设置 NCCL\n```\n网络超时"
+    with i18n.use_locale("zh-TW"):
+        converted = i18n.script(text)
+    assert converted.startswith("執行 `pip install 网络` 後")
+    assert "https://example.com/网络" in converted and "```\n设置 NCCL\n```" in converted
+    assert converted.endswith("網路超時")
+    with i18n.use_locale("zh-HK"):
+        assert i18n.script("网络超时") == "網絡超時"
+    with i18n.use_locale("zh"):
+        assert i18n.script(text) == text
     with i18n.use_locale("ja-JP"):
         assert i18n._("Root cause") == "Root cause"
         assert i18n.ngettext("{n} vote up", "{n} votes up", 1).format(n=1) == "1 vote up"

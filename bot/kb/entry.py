@@ -250,8 +250,10 @@ class Entry:
         return ends
 
     def translated(self, key: str) -> Any:
-        """A ``*_zh`` field from the entry, else from its translations file."""
-        return self.raw.get(key) or self.translations.get(key)
+        """A ``*_zh`` field: the translations file's correction of it, else the entry's, else the file's
+        (an entry that must stay byte for byte, like the user's own seed, is corrected in its overlay)."""
+        corrected = (self.translations.get("corrections") or {}).get(key)
+        return corrected or self.raw.get(key) or self.translations.get(key)
 
     def _str(self, key: str) -> str:
         value = self.raw.get(key)

@@ -241,6 +241,9 @@ TRANSLATION_KEYS = ("signature_zh", "root_cause_zh", "workarounds_zh", "dead_end
                     "conditions_zh", "dead_end_conditions_zh")
 # what an overlay may add to an entry that must stay as its author wrote it (merged, never replacing)
 ADDITIVE_KEYS = ("aliases", "tags", "transition_graph")
+# an overlay's corrections of the entry's own Chinese text, for a file that must stay byte for byte
+CORRECTIONS_KEY = "corrections"
+CORRECTABLE = ("signature_zh", "root_cause_zh")
 # overlay lists aligned one to one with a list of the entry
 _ALIGNED = (("workarounds_zh", "workarounds"), ("dead_ends_zh", "dead_ends"),
             ("conditions_zh", "workarounds"), ("dead_end_conditions_zh", "dead_ends"))
@@ -256,7 +259,13 @@ def validate_translations(overlay: Any, file: str, entry: Entry | None) -> list[
         check.add("", "translates no entry (no seed file with this domain/slug)")
         return check.problems
     for key in overlay:
-        if key == "transition_graph":
+        if key == CORRECTIONS_KEY:
+            for field in check.typed(overlay, key, key, (dict,)) or {}:
+                if field not in CORRECTABLE or field not in entry.raw:
+                    check.add(f"{key}.{field}", f"corrects only the entry's own {' or '.join(CORRECTABLE)}")
+                elif not isinstance(overlay[key][field], str) or not overlay[key][field].strip():
+                    check.add(f"{key}.{field}", "expected the corrected text")
+        elif key == "transition_graph":
             for kind in check.typed(overlay, key, key, (dict,)) or {}:
                 if kind not in GRAPH_LINKS:
                     check.add(f"{key}.{kind}", f"unknown link kind; expected one of {', '.join(GRAPH_LINKS)}")
@@ -264,7 +273,8 @@ def validate_translations(overlay: Any, file: str, entry: Entry | None) -> list[
         elif key in ADDITIVE_KEYS:
             check.text_list(overlay, key, key)
         elif key not in TRANSLATION_KEYS:
-            check.add(key, f"not an overlay field; expected one of {', '.join(TRANSLATION_KEYS + ADDITIVE_KEYS)}")
+            check.add(key, "not an overlay field; expected one of "
+                           f"{', '.join((*TRANSLATION_KEYS, *ADDITIVE_KEYS, CORRECTIONS_KEY))}")
         elif key in entry.raw:
             check.add(key, f"the entry {entry.source} already has {key}; translate it in one place")
     for key in ("signature_zh", "root_cause_zh"):

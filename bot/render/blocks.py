@@ -15,7 +15,7 @@ import json
 from typing import Any
 
 from bot.cards import EntryCard, HomeCard, MatchCard, SearchResultCard, UsageCard, WorkaroundCard
-from bot.i18n import _, current_locale, fmt_number, fmt_percent, ngettext
+from bot.i18n import READING, _, current_locale, fmt_number, fmt_percent, ngettext
 from bot.kb.mask import mask
 from bot.render import labels, summary
 from bot.render.kit import (
@@ -259,10 +259,13 @@ def help_lines() -> list[tuple[str, str]]:
         ("/errkb show <id>", _("one entry with its live success rates")),
         ("/errkb <pasted error>", _("diagnose a paste privately")),
         ("/errkb locale en|zh|auto", _("your language (auto follows your Slack language)")),
-        ("/errkb channel auto|mention|off", _("in this channel, answer every paste, only when @mentioned, or never")),
-        ("/errkb channel bots on|off", _("in this channel, also answer other bots' messages")),
+        ("/errkb channel auto|mention|off", _("in this channel, answer every paste, only when @mentioned, or never "
+                                              "(its creator, workspace admins and reviewers)")),
+        ("/errkb channel bots on|off", _("in this channel, also answer other bots' messages (its creator, workspace "
+                                         "admins and reviewers)")),
         ("/errkb stats", _("the most frequent errors and most trusted workarounds")),
-        ("/errkb unknown on|off", _("keep (or not) the masked error line of what I could not answer here")),
+        ("/errkb unknown on|off", _("keep (or not) the masked error line of what I could not answer here "
+                                     "(workspace admins and reviewers)")),
         ("/errkb help", _("this help")),
     ]
 
@@ -377,13 +380,15 @@ def usage_message(usage: UsageCard) -> Message:
 
 
 def locale_name(setting: str) -> str:
-    return {"auto": _("Automatic (your Slack language)"), "en": "English", "zh": "中文"}.get(setting, setting)
+    names = {"auto": _("Automatic (your Slack language)"), "en": "English", "zh": "简体中文",
+             "zh-TW": "繁體中文（台灣）", "zh-HK": "繁體中文（香港）"}
+    return names.get(setting, setting)
 
 
 def home_view(home: HomeCard) -> dict[str, Any]:
     """The App Home tab: the user's language (changeable here), frequent errors, trusted workarounds,
     the team's own entries."""
-    options = [option(locale_name(s), s) for s in ("auto", "en", "zh")]
+    options = [option(locale_name(s), s) for s in ("auto", *READING)]
     chosen = next(o for o in options if o["value"] == home.setting)
     title = _("Your language")
     explained = _("Answers to your pastes and commands come in {language}.").format(language=locale_name(home.locale))

@@ -94,6 +94,13 @@ class TestLocale:
         info = harness.slack.calls_to("users.info")
         assert [(c["user"], str(c["include_locale"]).lower() in ("1", "true")) for c in info] == [(user, True)]
 
+    async def test_a_taiwan_reader_reads_traditional_chinese_and_can_switch_to_hong_kong_phrasing(self, harness):
+        text = (await paste_and_wait(harness, user="U_TW")).answer.text_of_blocks
+        assert "集合通訊超時" in text and "超时" not in text  # the headline, with Taiwan's phrasing
+        assert "`NCCL_SOCKET_IFNAME=eth0`" in text or "nccl-tests" in text  # commands as written
+        (reply,) = await command(harness, "locale zh-HK", user="U_TW")
+        assert "繁體中文（香港）" in reply.text_of_blocks, reply.text_of_blocks
+
     async def test_errkb_locale_overrides_slack_and_auto_follows_it_again(self, harness):
         await command(harness, "locale zh", user="U_EN")
         assert CHINESE in (await paste_and_wait(harness, user="U_EN")).answer.text_of_blocks
@@ -134,6 +141,7 @@ class TestSilence:
         await assert_silent(harness, own_edit)
 
     async def test_other_bots_only_where_the_channel_opts_in(self, harness):
+        harness.slack.creators[(p.TEAM, p.CHANNEL)] = "U_EN"  # who may change the channel's settings
         await assert_silent(harness, p.bot_message(NCCL_PASTE))
         await command(harness, "channel bots on")
         payload = p.bot_message(NCCL_PASTE)
@@ -183,6 +191,7 @@ class TestEdits:
 
 class TestChannelModesAndMentions:
     async def test_mention_mode_answers_only_when_mentioned(self, harness):
+        harness.slack.creators[(p.TEAM, p.CHANNEL)] = "U_EN"  # who may change the channel's mode
         reply = await command(harness, "channel mention")
         assert "only when someone mentions me" in reply[0].text_of_blocks
         await assert_silent(harness, p.message(NCCL_PASTE))
@@ -192,6 +201,7 @@ class TestChannelModesAndMentions:
         assert posts[0]["thread_ts"] == payload["event"]["ts"]
 
     async def test_off_mode_ignores_mentions_too(self, harness):
+        harness.slack.creators[(p.TEAM, p.CHANNEL)] = "U_EN"
         await command(harness, "channel off")
         await assert_silent(harness, p.message(NCCL_PASTE))
         await assert_silent(harness, p.app_mention(NCCL_PASTE))
@@ -199,6 +209,7 @@ class TestChannelModesAndMentions:
         await paste_and_wait(harness)
 
     async def test_a_mention_in_a_thread_diagnoses_the_threads_first_message(self, harness):
+        harness.slack.creators[(p.TEAM, p.CHANNEL)] = "U_EN"
         await command(harness, "channel mention")
         root = p.message(NCCL_PASTE, user="U_CN")
         await assert_silent(harness, root)
