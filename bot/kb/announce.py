@@ -8,9 +8,12 @@ completed with exit code 2.``). errkb then says nothing rather than explain the 
 
 from __future__ import annotations
 
+import bisect
 import re
+from collections.abc import Callable
 
 from bot.kb.normalize import strip_log_prefix
+from bot.kb.ranking import on_warning_line
 
 # A line that announces an error (after its log prefix): a raised exception, a tool's "error:" line,
 # an ERROR or FATAL log line. Broader than the fallback's query lines: here it only ever silences.
@@ -65,9 +68,18 @@ _CONSEQUENCE = re.compile(
 )
 # An error level in a log line's prefix (``2026-… ERROR [worker] …``, ``FATAL:``, ``level=error``).
 _ERROR_LEVEL = re.compile(r"(?:^|[\s\[|(])(?:ERROR|FATAL|CRITICAL|SEVERE|E\d{4}|level=(?:error|fatal))\b")
+# Words that say something went wrong, in any line (a warning is the answer only where nothing did).
+_TROUBLE = re.compile(
+    r"(?:Error|Exception)\b|\b(?:errors?|exceptions?|fail(?:s|ed|ure|ing)?|fatal|panic(?:ked)?|traceback|denied|refused|cannot|can't"
+    r"|could\ not|couldn't|unable|not\ found|no\ such|invalid|abort(?:ed|ing)?|segmentation\ fault|killed"
+    r"|timed\ out|exit(?:ed)?\ (?:with\ )?(?:code|status)\ [1-9])\b",
+    re.IGNORECASE,
+)
 _WARNING_LEVEL = re.compile(r"^\[?(?:WARN(?:ING)?|INFO|NOTICE|DEBUG|TRACE|W|I)\]?[:\s\[]|^\w*Warning:|\bwarning:")
 MAX_LINE = 500  # longer lines are data, not announcements
 NEAR = 6  # lines from an error entry's hit within which an error line belongs to its incident
+WARNING_BLOCK = 2  # lines before a warning's hit that may head its message (``console.error``, ``Uncaught …``)…
+HEADER_CHARS = 32  # …when they are this short
 
 
 def announcements(text: str) -> list[tuple[int, str]]:
@@ -83,6 +95,33 @@ def announcements(text: str) -> list[tuple[int, str]]:
             found.append((offset, line))
         offset += len(raw) + 1
     return found
+
+
+def troubled(text: str, spans: list[tuple[int, int]], same: Callable[[str], bool] = lambda _line: False) -> str | None:
+    """A line of ``text`` that says something went wrong, apart from ``spans`` (the warnings' hits: their
+    lines, the ``WARNING_BLOCK`` lines that head them and their indented continuation belong to them) and
+    not itself a warning or info line, nor one ``same`` says the warnings print too (the same message for
+    another library): then a warning is not what the paste is about. None when there is no such line."""
+    lines = text.split("\n")
+    starts = [0]
+    for line in lines[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    near: set[int] = set()
+    for start, stop in spans:
+        first = bisect.bisect_right(starts, start) - 1
+        last = bisect.bisect_right(starts, max(start, stop - 1)) - 1
+        while last + 1 < len(lines) and lines[last + 1][:1].isspace():  # its indented continuation
+            last += 1
+        near.update(range(first, last + 1))
+        near.update(n for n in range(first - WARNING_BLOCK, first) if n >= 0 and len(lines[n].strip()) <= HEADER_CHARS)
+    for number, raw in enumerate(lines):
+        if number in near or not raw.strip() or len(raw) >= MAX_LINE:
+            continue
+        line = strip_log_prefix(raw).strip()
+        if _TROUBLE.search(raw) and not _WARNING_LEVEL.search(line) and not on_warning_line(raw, len(raw)) \
+                and not same(raw):
+            return line
+    return None
 
 
 def consequence(line: str) -> bool:

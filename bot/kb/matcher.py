@@ -25,7 +25,7 @@ import ahocorasick
 import re2
 
 from bot.errors import SeedError
-from bot.kb.announce import consequence, unexplained
+from bot.kb.announce import consequence, troubled, unexplained
 from bot.kb.entry import Entry, Problem, compile_regex
 from bot.kb.fallback import MIN_CONFIDENCE, Fallback, error_lines
 from bot.kb.literals import MAX_ALTERNATIVES, Analysis, analyze
@@ -160,6 +160,7 @@ class Matcher:
         self._entries: Mapping[str, Entry] | None = None
         self._fallback_index: Fallback | None = None
         self._fallback_cache: Callable[[Callable[[], Fallback]], Fallback] | None = None
+        self._index_of: dict[str, int] | None = None  # entry id → index, built when a warning is weighed
 
     def attach(self, entries: Mapping[str, Entry],
                fallback_cache: Callable[[Callable[[], Fallback]], Fallback] | None = None) -> None:
@@ -251,15 +252,27 @@ class Matcher:
         return [self._as_match(h, plain) for h in ranked[:limit]]
 
     def _unknown_error(self, ranked: list[Hit], plain: Normalized) -> bool:
-        """Whether the best hit is a warning entry or a line reporting an earlier failure while the paste
-        holds an error line no hit explains: the answer would be about the wrong thing (unknown means
-        unknown, ``bot.kb.announce``)."""
+        """Whether the best hit would answer the wrong thing (unknown means unknown, ``bot.kb.announce``): a
+        line that only reports an earlier failure while the paste holds an error line no hit explains, or a
+        warning entry while another line of the paste says something went wrong."""
         top = ranked[0]
-        if self._severity_of[top.entry_id] >= SEVERITY_RANK["error"] and not consequence(plain.line_at(top.start)):
-            return False
         error = SEVERITY_RANK["error"]
-        return unexplained(plain.text, [(h.start, h.end, h.severity >= error and self._severity_of[h.entry_id] >= error
-                                         and not consequence(plain.line_at(h.start))) for h in ranked]) is not None
+        if consequence(plain.line_at(top.start)):
+            return unexplained(plain.text, [(h.start, h.end, h.severity >= error and self._severity_of[h.entry_id]
+                                             >= error and not consequence(plain.line_at(h.start)))
+                                            for h in ranked]) is not None
+        if self._severity_of[top.entry_id] >= error:
+            return False
+        warnings = [h for h in ranked if self._severity_of[h.entry_id] < error]
+        regexes = [r for r in map(self._regex_of, (h.entry_id for h in warnings)) if r is not None]
+        return troubled(plain.text, [(h.start, h.end) for h in warnings],
+                        lambda line: any(r.search(line) for r in regexes)) is not None
+
+    def _regex_of(self, entry_id: str) -> re2._Regexp | None:
+        if self._index_of is None:
+            self._index_of = {entry: index for index, entry in enumerate(self._ids)}
+        index = self._index_of.get(entry_id)
+        return None if index is None else self._compiled((index, 0))
 
     def regex_hits(self, paste: str | Normalized) -> list[Match]:
         """The regex hits alone, ranked (what the fallback is calibrated against)."""

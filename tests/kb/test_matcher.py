@@ -219,13 +219,15 @@ def test_regexes_compiled_ahead_of_need_answer_the_same_and_stop_at_half_the_bud
     while not ahead.warm(count=100):
         rounds += 1
     assert rounds >= len(kb.entries) // 100 - 1  # a few at a time, between events
-    compiled = ahead.cache_info()["compiled"]
-    assert compiled >= len(kb.entries)  # the bundled KB fits whole
+    info = ahead.cache_info()
+    compiled = info["compiled"]
+    # the whole bundled KB, or as much of it as half the budget holds (the rest compiles when a paste needs it)
+    assert compiled >= len(kb.entries) or info["bytes"] >= info["budget"] // 2
     from tests.conftest import PASTES
 
     paste = next(iter(sorted(PASTES.glob("pytorch/*/*.txt")))).read_text(encoding="utf-8")
     assert ahead.match(paste) == kb.matcher.match(paste) != []
-    assert ahead.cache_info()["compiled"] == compiled  # nothing left to compile for it
+    assert compiled < len(kb.entries) or ahead.cache_info()["compiled"] == compiled  # nothing left to compile
 
     small = Matcher(kb.entries)
     small._compiled.budget = 1 << 20
