@@ -62,7 +62,6 @@ class EntryCard:
     fix_success_rate: float
     resolvable: str
     last_confirmed: dt.date | None = None
-    signature_untranslated: bool = False
     root_cause_untranslated: bool = False
     related: dict[str, list[RelatedCard]] = field(default_factory=dict)
     voters: int = 0  # distinct people who voted on this entry here
