@@ -59,27 +59,26 @@ def _port(value: str | None) -> int:
     return int(value)
 
 
-def _seeds_dir() -> Path:
-    configured = os.environ.get("ERRKB_SEEDS")
+def _kb_dir(variable: str, default: str, bundled: Path, layout: str, holds: str | None = None) -> Path:
+    """A KB data folder from ``variable``, else ``./default`` when it exists (and holds ``holds``), else the
+    bundled one."""
+    configured = os.environ.get(variable)
     if configured:
         if not Path(configured).is_dir():
-            raise ConfigError("ERRKB_SEEDS", f"{configured!r} is not a folder; point it at a seeds folder "
-                                             "(<domain>/<slug>.json files) or unset it for the bundled KB")
+            raise ConfigError(variable, f"{configured!r} is not a folder; point it at a {default} folder "
+                                        f"({layout} files) or unset it for the bundled KB's")
         return Path(configured)
-    local = Path("seeds")
-    return local if local.is_dir() and any(local.glob("*/*.json")) else BUNDLED_SEEDS
+    local = Path(default)
+    return local if local.is_dir() and (holds is None or any(local.glob(holds))) else bundled
+
+
+def _seeds_dir() -> Path:
+    return _kb_dir("ERRKB_SEEDS", "seeds", BUNDLED_SEEDS, "<domain>/<slug>.json", "*/*.json")
 
 
 def _pastes_dir() -> Path:
     """``ERRKB_PASTES``: the paste fixtures (``<domain>/<slug>/N.txt``; chat that must match nothing in ``_chat/``)."""
-    configured = os.environ.get("ERRKB_PASTES")
-    if configured:
-        if not Path(configured).is_dir():
-            raise ConfigError("ERRKB_PASTES", f"{configured!r} is not a folder; point it at a pastes folder "
-                                              "(<domain>/<slug>/N.txt files) or unset it for the bundled KB's")
-        return Path(configured)
-    local = Path("pastes")
-    return local if local.is_dir() else BUNDLED_PASTES
+    return _kb_dir("ERRKB_PASTES", "pastes", BUNDLED_PASTES, "<domain>/<slug>/N.txt")
 
 
 @dataclass(frozen=True)
