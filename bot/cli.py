@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import Any
 
 from bot import i18n
 from bot.config import Settings
-from bot.errors import ErrkbError, SeedError, UsageError
+from bot.errors import ConfigError, ErrkbError, SeedError, UsageError
 from bot.kb.knowledge import KnowledgeBase
 from bot.kb.seeds import read_seeds
 from bot.render import blocks, text
@@ -199,6 +200,23 @@ def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
+    """The MCP server for coding agents: stdio, or streamable HTTP behind ERRKB_MCP_TOKEN (``bot/mcp.py``)."""
+    from bot import mcp
+
+    workspace = args.workspace.strip() if args.workspace else None
+    if workspace is not None and not re.fullmatch(r"[A-Z][A-Z0-9]{2,30}", workspace):
+        raise UsageError(f"--workspace {args.workspace!r} is not a Slack team id; give one like T0123ABCD")
+    if not args.http:
+        asyncio.run(mcp.serve_stdio(settings, workspace))
+        return 0
+    if not settings.mcp_token:
+        raise ConfigError("ERRKB_MCP_TOKEN", "not set: errkb mcp --http serves only with a bearer token; set it to a "
+                                             "long random secret (e.g. `openssl rand -hex 32`), or use stdio")
+    asyncio.run(mcp.serve_http(settings, workspace, args.host, args.port, settings.mcp_token))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="errkb", description="Turn pasted errors into answers.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -239,6 +257,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seeds", help="seeds directory (default: ERRKB_SEEDS or ./seeds)")
     p.add_argument("--fixtures", help=PASTES_HELP)
     add("demo", cmd_demo, "Seed the local store and diagnose a bundled sample in English and Chinese.")
+    p = add("mcp", cmd_mcp, "Serve the KB to coding agents over MCP: stdio, or --http with ERRKB_MCP_TOKEN.")
+    p.add_argument("--workspace", metavar="TEAM_ID", help="answer as this Slack workspace: its live rates and team "
+                                                          "entries, from the store (DATABASE_URL)")
+    p.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp instead of stdio")
+    p.add_argument("--host", default="127.0.0.1", help="--http: the address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="--http: the port (default 8000; 0 picks a free one)")
     from bot.cli_ops import add_ops_commands
     from bot.cli_teach import add_teach_commands
 

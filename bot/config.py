@@ -131,6 +131,8 @@ class Settings:
     # ERRKB_ENCRYPTION_KEY: Fernet keys, comma-separated (the first encrypts, all decrypt) for the tokens OAuth
     # stores (bot/store/secrets.py); needed in OAuth mode only.
     encryption_key: str | None = None
+    # ERRKB_MCP_TOKEN: the bearer token `errkb mcp --http` requires of every request (bot/mcp.py).
+    mcp_token: str | None = None
 
     @property
     def oauth(self) -> bool:
@@ -163,6 +165,7 @@ class Settings:
             redirect_uri=os.environ.get("SLACK_REDIRECT_URI") or None,
             reviewers=_reviewers(os.environ.get("ERRKB_REVIEWERS")),
             encryption_key=os.environ.get("ERRKB_ENCRYPTION_KEY") or None,
+            mcp_token=os.environ.get("ERRKB_MCP_TOKEN") or None,
         )
 
     def check_serve(self) -> None:
