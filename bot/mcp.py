@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
+from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types import ToolAnnotations
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -181,9 +182,13 @@ class BearerAuth:
 
 def http_app(server: MCPServer[Any], token: str, host: str) -> ASGIApp:
     """The streamable HTTP app at ``/mcp``, stateless (each request stands alone; any replica answers),
-    behind the bearer token."""
+    behind the bearer token. The SDK's DNS-rebinding check (Host must be localhost when bound there) is off:
+    it guards servers that trust any local caller, and here no request without the token gets in, while a
+    reverse proxy in front of 127.0.0.1 passes its own public Host."""
+    unchecked = TransportSecuritySettings(enable_dns_rebinding_protection=False)
     return BearerAuth(server.streamable_http_app(streamable_http_path="/mcp", stateless_http=True,
-                                                 json_response=True, host=host), token)
+                                                 json_response=True, transport_security=unchecked, host=host),
+                      token)
 
 
 async def serve_stdio(settings: Settings, workspace: str | None) -> None:

@@ -138,6 +138,9 @@ async def test_http_refuses_a_request_without_the_token_and_answers_with_it(http
         accepted = await http.post(http_server, json=initialize,
                                    headers={**headers, "Authorization": f"Bearer {TOKEN}"})
         assert accepted.status_code == 200
+        proxied = await http.post(http_server, json=initialize,  # behind a reverse proxy: its public Host
+                                  headers={**headers, "Authorization": f"Bearer {TOKEN}", "Host": "errkb.example.com"})
+        assert proxied.status_code == 200
 
     async with asyncio.timeout(30), _http_client(http_server, TOKEN) as client:
         await _exercise(client)
