@@ -99,6 +99,24 @@ def _days(variable: str, default: int) -> int:
     return int(value)
 
 
+SHUTDOWN_GRACE = 8.0  # seconds: within Docker's 10 s stop timeout (and Kubernetes' 30 s)
+
+
+def _grace(value: str | None) -> float:
+    """``ERRKB_SHUTDOWN_GRACE``: seconds on SIGTERM to finish answers in flight (the rest is handed over)."""
+    if not value or not value.strip():
+        return SHUTDOWN_GRACE
+    try:
+        grace = float(value)
+    except ValueError:
+        grace = -1.0
+    if not 0 <= grace <= 3600:
+        raise ConfigError("ERRKB_SHUTDOWN_GRACE", f"{value!r} is not a number of seconds; use e.g. "
+                                                  f"ERRKB_SHUTDOWN_GRACE={SHUTDOWN_GRACE:g}, a little less than the "
+                                                  "platform's stop timeout")
+    return grace
+
+
 def _reviewers(value: str | None) -> tuple[str, ...]:
     """``ERRKB_REVIEWERS``: user group ids (``S…``), comma-separated."""
     groups = tuple(g.strip() for g in (value or "").split(",") if g.strip())
@@ -133,6 +151,8 @@ class Settings:
     encryption_key: str | None = None
     # ERRKB_MCP_TOKEN: the bearer token `errkb mcp --http` requires of every request (bot/mcp.py).
     mcp_token: str | None = None
+    # ERRKB_SHUTDOWN_GRACE: seconds on SIGTERM to finish answers in flight; the rest go to another process.
+    shutdown_grace: float = SHUTDOWN_GRACE
 
     @property
     def oauth(self) -> bool:
@@ -166,6 +186,7 @@ class Settings:
             reviewers=_reviewers(os.environ.get("ERRKB_REVIEWERS")),
             encryption_key=os.environ.get("ERRKB_ENCRYPTION_KEY") or None,
             mcp_token=os.environ.get("ERRKB_MCP_TOKEN") or None,
+            shutdown_grace=_grace(os.environ.get("ERRKB_SHUTDOWN_GRACE")),
         )
 
     def check_serve(self) -> None:

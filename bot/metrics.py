@@ -38,6 +38,10 @@ DECISIONS = Counter("errkb_decisions", "Recorded decisions by what became of the
                     "the thread stays answerable); dropped (too old to help); recovered (taken over from a "
                     "process that stopped renewing its lease)", ["result"])
 PENDING = Gauge("errkb_pending_decisions", "Recorded decisions (answers, notes) not yet carried out")
+ANSWERS_WAITING = Gauge("errkb_answers_waiting", "Recorded decisions Slack could not take yet (5xx past the "
+                        "gateway's retries: an outage), waiting in the queue to be tried again")
+DECISION_RETRIES = Counter("errkb_decision_retries", "Recorded decisions put back in the queue because Slack could "
+                           "not take them, by reason (Slack's error, or http_5xx…)", ["reason"])
 ACK_SECONDS = Histogram("errkb_ack_seconds", "Time from receiving a Slack request to its ack", ["type"],
                         buckets=_LATENCY_BUCKETS)
 MATCH_SECONDS = Histogram("errkb_match_seconds", "Time to match one message against the KB", buckets=_LATENCY_BUCKETS)

@@ -9,6 +9,8 @@ out (``carry_out``): the one compact answer in the paste's thread, in the reader
 from __future__ import annotations
 
 import asyncio
+import logging
+import re
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -36,7 +38,10 @@ from bot.service.unknowns import Unknowns
 from bot.store import Store
 from bot.store.records import Decision, PostedRow
 
+log = logging.getLogger(__name__)
+
 RESUME_AFTER = 5.0  # seconds before posting the rest of an answer whose middle post failed
+_ERROR_CODE = re.compile(r"[a-z_]{1,40}")
 
 
 def answer_post(entry: EntryCard, match: MatchCard | None, locale: str) -> Post:
@@ -229,19 +234,26 @@ class Answers:
                 return False
             self.writer.hit(d.workspace, entry.id, locale)
             plan = Plan([Thread(d.workspace, d.channel, d.thread_ts, [answer_post(entry, shown, locale)])])
-        return await self._post_answer(d, plan, via, first=True, shown=shown)
+        return await self._post_answer(d, plan, via, first=True, shown=shown, memo=match)
 
     async def _post_answer(self, d: Decision, plan: Plan, via: Via, first: bool = False,
-                           shown: MatchCard | None = None) -> bool | Later:
-        report = await self.outlet.send(plan, via, on_sent=lambda sent: self.posted(d.workspace, sent, shown))
+                           shown: MatchCard | None = None, memo: Match | None = None) -> bool | Later:
+        def on_sent(sent: Sent) -> None:
+            self.outbox.sent()  # in Slack now: on shutdown this decision is never handed to another process
+            self.posted(d.workspace, sent, shown)
+
+        report = await self.outlet.send(plan, via, on_sent=on_sent)
         if first and report.sent:
             metrics.FIRST_REPLY_SECONDS.observe(max(0.0, self.clock() - d.created_at))
         metrics.ANSWERS.labels("posted" if report.ok else "partial" if report.sent else "failed").inc()
         if report.ok:
             return True
-        if first and not report.sent:
-            return False  # nothing posted: forgotten, so the thread stays answerable
         failure = report.failures[0]
+        if first and not report.sent:
+            if not failure.permanent:  # Slack is down or failing: wait it out from the queue (the outbox's back-off)
+                return Later(0.0, memo, transient=_reason(failure.reason))
+            log.warning("gave up answering in %s: %s", d.channel, _reason(failure.reason))
+            return False  # nothing posted, for good: forgotten, so the thread stays answerable
         (thread,) = plan.actions
         assert isinstance(thread, Thread)
         rest = Thread(thread.workspace, thread.channel, report.sent[0].thread_ts if report.sent else thread.thread_ts,
@@ -258,3 +270,10 @@ class Answers:
         if about is not None:
             self.writer.posted(PostedRow(workspace, sent.thread.channel, sent.ts, about.entry_id, about.workaround,
                                          about.locale, sent.thread_ts))
+
+
+def _reason(reason: str) -> str:
+    """Slack's error code or the HTTP status (``http_503``), else ``connection``: a bounded label, no text."""
+    if reason.isdigit():
+        return f"http_{reason}"
+    return reason if _ERROR_CODE.fullmatch(reason) else "connection"

@@ -9,9 +9,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 _HELD: contextvars.ContextVar[asyncio.Semaphore | None] = contextvars.ContextVar("errkb_slot", default=None)
+# set by the outbox for each piece of work: told True while it only waits (nothing of it is on its way to Slack)
+WAITING: contextvars.ContextVar[Callable[[bool], None] | None] = contextvars.ContextVar("errkb_waiting", default=None)
 
 
 @contextlib.asynccontextmanager
@@ -31,12 +33,19 @@ async def wait(seconds: float) -> None:
     """Sleep ``seconds`` without holding the caller's slot (if it holds one)."""
     if seconds <= 0:
         return
-    slots = _HELD.get()
-    if slots is None:
-        await asyncio.sleep(seconds)
-        return
-    slots.release()
+    waiting = WAITING.get()
+    if waiting is not None:
+        waiting(True)
     try:
-        await asyncio.sleep(seconds)
+        slots = _HELD.get()
+        if slots is None:
+            await asyncio.sleep(seconds)
+            return
+        slots.release()
+        try:
+            await asyncio.sleep(seconds)
+        finally:
+            await slots.acquire()
     finally:
-        await slots.acquire()
+        if waiting is not None:
+            waiting(False)

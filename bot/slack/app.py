@@ -5,7 +5,8 @@ by Slack and verified before anything parses it: ``bot.slack.front``), ``GET /li
 runs) and ``GET /readyz`` (it can do its job: KB loaded, store writable, Socket Mode connected;
 ``/healthz`` is the same); Socket Mode keeps the health paths on ``$PORT`` for the platform's
 checks. On SIGTERM the bot stops taking requests, lets in-flight replies and pending
-message updates finish, then closes the store.
+message updates finish within ``ERRKB_SHUTDOWN_GRACE``, hands the answers it could not post to the
+store for another process to take at once, then closes the store.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import i18n, logs, memory, metrics
-from bot.config import Settings
+from bot.config import SHUTDOWN_GRACE, Settings
 from bot.kb.knowledge import KnowledgeBase
 from bot.service import Service, build
 from bot.slack import front, listeners
@@ -45,7 +46,6 @@ EVENTS_PATH = "/slack/events"
 LIVE_PATH = "/livez"
 READY_PATHS = ("/readyz", "/healthz")
 METRICS_PATH = "/metrics"
-SHUTDOWN_GRACE = 25.0  # seconds for in-flight replies after SIGTERM (platforms usually allow 30)
 PRUNE_EVERY = 3600.0  # seconds between background prunes of expired rows (ERRKB_RETAIN_*_DAYS)
 SWITCH_INTERVAL = 0.0005  # seconds a thread holds the GIL while another waits for it (CPython: 0.005)
 
@@ -268,7 +268,7 @@ async def run(settings: Settings) -> None:
     await stopping.wait()
     trimmer.cancel()
     log.info("errkb: stopping; %d answers in flight", running.service.pending())
-    await running.stop()
+    await running.stop(settings.shutdown_grace)
 
 
 def serve(settings: Settings) -> None:
