@@ -24,7 +24,7 @@ from bot.kb.knowledge import KnowledgeBase
 from bot.kb.seeds import read_seeds
 from bot.render import blocks, text
 from bot.render import json as json_render
-from bot.service.knowledge import Knowledge
+from bot.service.knowledge import MAX_PASTE_CHARS, Knowledge
 
 SAMPLE = Path(__file__).resolve().parent / "samples" / "nccl_traceback.txt"
 ALL_MATCHES = 50
@@ -76,6 +76,10 @@ def cmd_diagnose(args: argparse.Namespace, settings: Settings) -> int:
     paste = _read_input(args.file)
 
     async def work(service: Knowledge):
+        if len(paste) > MAX_PASTE_CHARS:  # a whole log: the windows around its error lines, not only its tail
+            from bot.cli_ci import whole_diagnosis
+
+            return await whole_diagnosis(paste, service, limit)
         return await service.diagnose(paste, limit=limit, record=False)
 
     diagnosis = asyncio.run(_with_service(settings, _store_wanted(settings), work))
@@ -263,9 +267,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp instead of stdio")
     p.add_argument("--host", default="127.0.0.1", help="--http: the address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="--http: the port (default 8000; 0 picks a free one)")
+    from bot.cli_ci import add_ci_commands
     from bot.cli_ops import add_ops_commands
     from bot.cli_teach import add_teach_commands
 
+    add_ci_commands(add)
     add_ops_commands(add)
     add_teach_commands(add)
     return parser

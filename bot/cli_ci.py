@@ -1,0 +1,134 @@
+"""``errkb ci``: the distinct failures of a whole CI log, as GitHub annotations and step summary, a GitLab
+section, Markdown or JSON. Exit codes as grep's: 0 recognised, 1 nothing recognised, 2 bad usage.
+
+Also the whole-file reading of ``errkb diagnose`` for a paste longer than the matcher's window
+(``MAX_PASTE_CHARS``): the windows around its error lines are matched, not only its tail.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import io
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import IO, Any, BinaryIO
+
+from bot import i18n
+from bot.cards import Diagnosis
+from bot.ci.failures import Failure, failures
+from bot.config import Settings
+from bot.errors import UsageError
+from bot.render import ci as ci_render
+from bot.service.knowledge import Knowledge
+
+FORMATS = ("github", "gitlab", "markdown", "json")
+
+
+def default_format(environ: dict[str, str] | None = None) -> str:
+    """github inside GitHub Actions, gitlab inside GitLab CI, else markdown."""
+    env = os.environ if environ is None else environ
+    if env.get("GITHUB_ACTIONS") == "true":
+        return "github"
+    if env.get("GITLAB_CI") == "true":
+        return "gitlab"
+    return "markdown"
+
+
+@contextmanager
+def open_log(source: str | None) -> Iterator[BinaryIO]:
+    """The log as bytes: a file, or standard input for ``-`` (or nothing, when piped)."""
+    if source in (None, "-"):
+        if source is None and sys.stdin.isatty():
+            raise UsageError("no input: give a FILE, or pipe the log into standard input (errkb ci -)")
+        yield sys.stdin.buffer
+        return
+    try:
+        stream = Path(source).open("rb")  # noqa: SIM115 (closed below, once the log has been read)
+    except OSError as exc:
+        raise UsageError(f"cannot read {source}: {exc.strerror or exc}") from exc
+    with stream:
+        yield stream
+
+
+async def explained(service: Knowledge, found: list[Failure]) -> list[ci_render.CiFailure]:
+    """The cards of ``found`` in the current locale, with live numbers when a store is attached."""
+    diagnosis = await service.explain([f.match for f in found], record=False)
+    return [ci_render.CiFailure(f.step, f.line, card) for f, card in zip(found, diagnosis.matches, strict=True)]
+
+
+def read_failures(source: str | None, settings: Settings,
+                  run: Callable[[Settings, bool, Any], Any]) -> list[ci_render.CiFailure]:
+    from bot.cli import _store_wanted
+
+    with open_log(source) as stream:
+        async def work(service: Knowledge) -> list[ci_render.CiFailure]:
+            try:
+                found = failures(stream, service)
+            except OSError as exc:
+                raise UsageError(f"cannot read {source or 'standard input'}: {exc.strerror or exc}") from exc
+            return await explained(service, found)
+
+        result: list[ci_render.CiFailure] = asyncio.run(run(settings, _store_wanted(settings), work))
+    return result
+
+
+def emit(found: list[ci_render.CiFailure], fmt: str, out: IO[str], environ: dict[str, str] | None = None) -> None:
+    """Print ``found`` in ``fmt``; the github format also appends the summary to ``$GITHUB_STEP_SUMMARY``."""
+    env = os.environ if environ is None else environ
+    if fmt == "json":
+        out.write(json.dumps(ci_render.json_report(found, i18n.reading_locale()), ensure_ascii=False, indent=2) + "\n")
+    elif fmt == "gitlab":
+        out.write(ci_render.gitlab(found))
+    elif fmt == "github":
+        out.write(ci_render.github(found))
+        if (path := env.get("GITHUB_STEP_SUMMARY")) and found:
+            try:
+                with open(path, "a", encoding="utf-8") as summary_file:
+                    summary_file.write(ci_render.markdown(found) + "\n")
+            except OSError as exc:
+                raise UsageError(f"GITHUB_STEP_SUMMARY: cannot append to {path}: {exc.strerror or exc}") from exc
+    else:
+        out.write(ci_render.markdown(found))
+
+
+def cmd_ci(args: argparse.Namespace, settings: Settings) -> int:
+    from bot.cli import _with_service
+
+    fmt = args.format or default_format()
+    found = read_failures(args.file, settings, _with_service)
+    emit(found, fmt, sys.stdout)
+    return 0 if found else 1
+
+
+async def whole_diagnosis(paste: str, service: Knowledge, limit: int) -> Diagnosis:
+    """``errkb diagnose`` on a paste too long for one match: the best matches of its windows, each entry once,
+    their spans the whole line of the paste they are on."""
+    found = failures(io.BytesIO(paste.encode("utf-8", "surrogatepass")), service)[:limit]
+    return await service.explain([replace(f.match, span=_line_span(paste, f.line)) for f in found], record=False)
+
+
+def _line_span(text: str, number: int) -> tuple[int, int]:
+    """The offsets of line ``number`` (1-based) of ``text``."""
+    start = 0
+    for _ in range(number - 1):
+        start = text.find("\n", start) + 1
+        if start == 0:
+            return len(text), len(text)
+    stop = text.find("\n", start)
+    return start, len(text) if stop < 0 else stop
+
+
+def add_ci_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
+    p = add("ci", cmd_ci, "Report each distinct failure errkb recognises in a whole CI log (GitHub Actions, "
+            "GitLab CI, any other).")
+    p.add_argument("file", nargs="?", help="the CI log, or - for standard input")
+    p.add_argument("--format", choices=FORMATS, default=None,
+                   help="github (annotations, and the step summary when GITHUB_STEP_SUMMARY is set), gitlab "
+                   "(a collapsible section), markdown or json; default: github when GITHUB_ACTIONS=true, gitlab "
+                   "when GITLAB_CI=true, else markdown")
