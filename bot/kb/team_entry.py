@@ -48,10 +48,11 @@ def clean_body(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def team_raw(entry_id: str, locale: str, body: dict[str, Any], regex: str, status: str = "live",
-             author: str | None = None) -> dict[str, Any]:
+             author: str | None = None, reviewer: str | None = None) -> dict[str, Any]:
     """The seed object of a team entry. Plain fields hold English when there is any (the author's, or a
     translation added later), else the author's own text; ``*_zh`` hold Chinese where written;
-    ``team_author`` (an extra key, kept like any unknown key) names who wrote it."""
+    ``team_author`` (an extra key, kept like any unknown key) names who wrote it, ``team_reviewer`` the
+    reviewer who verified it (only once verified)."""
     body = clean_body(body)
     by_locale = {locale: body, **(body.get("other") or {})}
     en, zh = by_locale.get("en") or {}, by_locale.get("zh") or {}
@@ -78,6 +79,8 @@ def team_raw(entry_id: str, locale: str, body: dict[str, Any], regex: str, statu
     }
     if author:
         raw["team_author"] = author
+    if reviewer and status == "verified":
+        raw["team_reviewer"] = reviewer
     if zh.get("title"):
         raw["signature_zh"] = zh["title"]
     if zh.get("root_cause"):
@@ -96,5 +99,5 @@ def _key(text: str) -> str:
 
 
 def team_entry(entry_id: str, locale: str, body: dict[str, Any], regex: str, status: str = "live",
-               author: str | None = None) -> Entry:
-    return Entry(raw=team_raw(entry_id, locale, body, regex, status, author), source=f"{entry_id} (team)")
+               author: str | None = None, reviewer: str | None = None) -> Entry:
+    return Entry(raw=team_raw(entry_id, locale, body, regex, status, author, reviewer), source=f"{entry_id} (team)")

@@ -11,10 +11,21 @@ curated KB text is shown as written.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 from typing import Any
 
-from bot.cards import EntryCard, HomeCard, MatchCard, SearchResultCard, UsageCard, WorkaroundCard
+from bot.cards import (
+    DeadEndCard,
+    EntryCard,
+    HomeCard,
+    MatchCard,
+    RelatedCard,
+    SearchResultCard,
+    UsageCard,
+    WorkaroundCard,
+)
 from bot.i18n import READING, _, current_locale, fmt_number, fmt_percent, ngettext
 from bot.kb.mask import mask
 from bot.render import labels, summary
@@ -53,7 +64,11 @@ ACTION_REVIEW_FIX = "errkb_review_fix"  # a suggested fix's ⋮ menu: verify or 
 REVIEW_FIX = ("verify", "retire")
 OPTION_WRONG_ERROR = "wrong_error"
 OPTION_SUGGEST_FIX = "suggest_fix"
-RELATED_PER_KIND = 5
+RELATED_SHOWN = 3  # related errors in *Why / what not to try*, by title
+DETAILS_WORDS = 140  # what *Why / what not to try* aims to stay within
+DETAILS_DEAD_ENDS = 3
+DETAILS_VERSIONS = 4
+DETAILS_MIN_LINE = 18  # a dead end shown gets at least this many words, however little is left
 
 Message = dict[str, Any]
 
@@ -138,7 +153,7 @@ def answer_message(entry: EntryCard, match: MatchCard | None = None, private: bo
     best = shown or (entry.workarounds[0] if entry.workarounds else None)
     if best is not None:
         blocks.append(section(labels.labelled(f"*{labels.heading('best_fix')}*", _fix_text(best))))
-        blocks.append(context(labels.success_text(best, entry.verification_tier)))
+        blocks.append(context(labels.success_text(best, entry.verification_tier, entry.team_author)))
     blocks += _team_context(entry)
     buttons = _vote_buttons(entry, best) if best is not None else []
     if len(entry.workarounds) > 1:
@@ -161,7 +176,7 @@ def fix_message(entry: EntryCard, workaround: WorkaroundCard, rank: int, private
     """One of the other fixes, numbered after the first, with its evidence and vote buttons."""
     blocks = [
         section(f"*{fmt_number(rank)}.* {_fix_text(workaround)}"),
-        context(labels.success_text(workaround, entry.verification_tier)),
+        context(labels.success_text(workaround, entry.verification_tier, entry.team_author)),
         actions(
             *_vote_buttons(entry, workaround), button(_("Suggest a fix"), ACTION_SUGGEST_FIX, entry.id),
             *([button(_("Translate this fix"), ACTION_TRANSLATE_FIX, vote_value(entry.id, workaround.index))]
@@ -201,30 +216,63 @@ def other_fix_messages(entry: EntryCard, private: bool = False) -> list[tuple[Me
 
 
 def details_message(entry: EntryCard) -> Message:
-    """*Why / what not to try*: the whole cause, the dead ends, versions, docs, related errors."""
+    """*Why / what not to try*, in one glance: the cause, each dead end on one line ("Tried X → fails
+    because Y (fails ~N%)"), the versions on one line, the docs link, who stands behind it, and at most
+    :data:`RELATED_SHOWN` related errors by title. Long texts are cut to their first sentences, so the
+    whole view stays within about :data:`DETAILS_WORDS` words (a Chinese character counting half a word)."""
     name = summary.plain_name(entry.signature)
-    blocks: list[dict[str, Any]] = [
-        section(f"*{escape(name)}*\n" + labels.labelled(f"*{labels.heading('cause')}*", escape(entry.root_cause)
-                                                         + _mark(entry.root_cause_untranslated))),
-    ]
-    if entry.dead_ends:
-        lines = [f"• {escape(labels.dead_end_text(d))}" for d in entry.dead_ends]
-        blocks.append(section(f"*{labels.heading('dead_ends')}*\n" + "\n".join(lines)))
+    cause = summary.first_sentences(entry.root_cause, 2, 240)
+    head = f"*{escape(name)}*\n" + labels.labelled(f"*{labels.heading('cause')}*", escape(cause)
+                                                     + _mark(entry.root_cause_untranslated))
     facts = []
     if entry.versions:
-        facts.append(labels.labelled(f"*{labels.heading('versions')}*", escape(", ".join(entry.versions))))
+        shown = entry.versions[:DETAILS_VERSIONS]
+        more = "…" if len(entry.versions) > len(shown) else ""
+        facts.append(labels.labelled(f"*{labels.heading('versions')}*", escape(", ".join(shown)) + more))
     if entry.official_doc_url:
         facts.append(labels.labelled(f"*{labels.heading('docs')}*", link(entry.official_doc_url)))
-    facts.append(labels.labelled(f"*{labels.heading('trust')}*", escape(labels.trust_text(entry))))
-    blocks.append(context(*facts))
-    blocks += _team_context(entry)
-    for kind, related in entry.related.items():
-        if not related:
-            continue
-        blocks.append(context(f"*{labels.related_label(kind)}*"))
-        blocks.append(actions(*(button(summary.plain_name(r.signature), ACTION_SHOW, r.id)
-                                for r in related[:RELATED_PER_KIND])))
-    return _message(escape(f"{name} — {entry.root_cause}"), blocks)
+    facts.append(labels.labelled(f"*{labels.heading('trust')}*", labels.trust_text(entry)))
+    seen: dict[str, RelatedCard] = {}
+    kinds = [entry.related.get(k, []) for k in dict.fromkeys(("leads_to", "preceded_by", "frequently_confused_with",
+                                                                *entry.related))]
+    for rank in range(max(map(len, kinds), default=0)):  # the first of each kind, then the second…
+        for related in kinds:
+            if rank < len(related):
+                seen.setdefault(related[rank].id, related[rank])
+    titles = [(summary.plain_name(r.signature), r.id) for r in list(seen.values())[:RELATED_SHOWN]]
+    shown_text = [*facts, *([labels.heading("related")] if titles else []), *(t for t, _id in titles)]
+    tail: list[dict[str, Any]] = [*([context(" · ".join(facts[:-1]))] if len(facts) > 1 else []), context(facts[-1])]
+    if titles:
+        tail += [context(f"*{labels.heading('related')}*"),
+                 actions(*(button(title, ACTION_SHOW, entry_id) for title, entry_id in titles))]
+    budget = DETAILS_WORDS - _words(head) - sum(_words(t) for t in shown_text)
+    lines: list[str] = []
+    for d in entry.dead_ends[:DETAILS_DEAD_ENDS]:
+        line = _dead_end_line(d, max(budget, DETAILS_MIN_LINE))
+        if lines and _words(line) > budget:
+            break
+        lines.append(line)
+        budget -= _words(line)
+    blocks: list[dict[str, Any]] = [section(head)]
+    if lines:
+        blocks.append(section(f"*{labels.heading('dead_ends')}*\n" + "\n".join(lines)))
+    return _message(escape(f"{name} — {cause}"), blocks + tail)
+
+
+def _words(text: str) -> int:
+    """Words a reader sees, about (a Chinese character counts half a word, as two make a word on average)."""
+    return len(re.findall(r"[A-Za-z0-9_.%'’/=<>-]+", text)) + len(re.findall(r"[\u4e00-\u9fff]", text)) // 2
+
+
+def _dead_end_line(dead_end: DeadEndCard, budget: int) -> str:
+    """One dead end on one line, its why cut to its first sentence, and shorter still to fit ``budget`` words."""
+    why = summary.first_sentences(dead_end.why, 1, 140) if dead_end.why else ""
+    short = dataclasses.replace(dead_end, why=why, action=summary.clip(dead_end.action, 90),
+                                text=summary.first_sentences(dead_end.text, 1, 160))
+    line = f"• {escape(labels.dead_end_text(short))}"
+    if _words(line) > budget and short.why:
+        line = f"• {escape(labels.dead_end_text(dataclasses.replace(short, why=summary.clip(why, 70))))}"
+    return line
 
 
 def search_message(query: str, results: list[SearchResultCard]) -> Message:
@@ -274,8 +322,9 @@ def help_message(lead: str | None = None) -> Message:
     """Every sub-command; ``lead`` (already escaped) goes first, e.g. why help is shown."""
     intro = _("Paste an error in a channel I'm in and I answer in its thread, in your language.")
     lines = [f"• `{escape(cmd)}` — {text}" for cmd, text in help_lines()]
-    votes = _("On my answers, react 👍 if a workaround worked and 👎 if it didn't (or use its buttons); "
-              "on the diagnosis, 👍 means I picked the right error.")
+    votes = _("On an answer, 👍 or 👎 votes for the fix it shows: it worked for you, or it didn't (its *Worked* "
+              "and *Didn't work* buttons do the same). If I named the wrong error, pick *Wrong error? Tell us* "
+              "in its ⋮ menu.")
     blocks: list[dict[str, Any]] = []
     lead = mask(lead) if lead else lead  # it may echo what a member typed
     if lead:
@@ -331,13 +380,9 @@ def unknown_message(line: str, error_type: str | None, frame: str | None) -> Mes
 
 
 def _team_context(entry: EntryCard) -> list[dict[str, Any]]:
-    """Who wrote a team entry (and whether a reviewer verified it)."""
-    if not entry.team_author:
-        return []
-    text = _("Team-written by {author}").format(author=f"<@{entry.team_author}>")
-    if entry.verification_tier == "expert_verified":
-        text += " · " + _("verified by a reviewer")
-    return [context(text)]
+    """Who wrote a team entry, and who reviewed it or that nobody has yet."""
+    text = labels.authorship_text(entry)
+    return [context(text[:1].upper() + text[1:])] if text else []
 
 
 def _unknown_blocks(home: HomeCard) -> list[dict[str, Any]]:

@@ -33,7 +33,8 @@ def _entry_fields(entry: EntryCard) -> dict[str, Any]:
              "votes_up": w.votes_up, "votes_down": w.votes_down,
              "condition": w.condition, "rate_basis": labels.rate_basis(w),
              "estimated_rate": None if w.prior is None else _rate(w.prior),
-             "estimated_by": entry.verification_tier, "evidence": labels.success_text(w, entry.verification_tier)}
+             "estimated_by": entry.verification_tier,
+             "evidence": labels.success_text(w, entry.verification_tier, entry.team_author)}
             for w in entry.workarounds
         ],
         "evidence_count": entry.evidence_count,

@@ -10,11 +10,13 @@ from bot.render.summary import plain_name
 
 
 def tier_label(tier: str) -> str:
+    """Who stands behind a KB entry, as it is: its ``verification_tier`` (a team entry says who wrote it
+    instead: :func:`authorship_text`)."""
     names = {
-        "ai_generated": _("AI-drafted, not yet reviewed"),
-        "human_reviewed": _("reviewed by a maintainer"),
-        "community_verified": _("verified by the community"),
-        "expert_verified": _("verified by an expert"),
+        "ai_generated": _("drafted with AI by errkb's authors"),
+        "human_reviewed": _("checked by errkb's authors"),
+        "community_verified": _("confirmed by users"),
+        "expert_verified": _("checked by an expert"),
     }
     return names.get(tier, tier)
 
@@ -49,13 +51,17 @@ def rate_basis(w: WorkaroundCard) -> str:
     return "votes" if w.prior is None else "estimate_and_votes"
 
 
-def success_text(w: WorkaroundCard, tier: str = "ai_generated") -> str:
+def success_text(w: WorkaroundCard, tier: str = "ai_generated", team_author: str | None = None) -> str:
     """The rate and where it comes from: the authors' estimate, votes here, or both; for a fix a teammate
-    suggested, who did and the votes it has here."""
+    suggested, who did and the votes it has here; for a fix of a team entry (``team_author``: who wrote
+    it), who wrote it and its votes, never an estimate nobody made."""
     if w.author is not None:
         said = (_("suggested by {author}, no votes yet") if not w.votes else
                 _("suggested by {author}; {people}")).format(author=author_mention(w.author), people=people_text(w))
         return said + (" · " + _("verified by a reviewer") if w.verified else "")
+    if team_author is not None:
+        return (_("written by {author}, no votes yet") if not w.votes else
+                _("written by {author}; {people}")).format(author=author_mention(team_author), people=people_text(w))
     prior = w.success_rate if w.prior is None else w.prior
     if not w.votes:
         return _("estimated {rate}, {source}, no votes here yet").format(rate=fmt_percent(prior),
@@ -130,9 +136,24 @@ def voters_text(entry: EntryCard) -> str:
     return ngettext("{n} person voted here", "{n} people voted here", entry.voters).format(n=fmt_number(entry.voters))
 
 
+def authorship_text(entry: EntryCard) -> str | None:
+    """Who wrote a team entry and whether a reviewer checked it (None: a KB entry, see :func:`tier_label`)."""
+    if not entry.team_author:
+        return None
+    author = author_mention(entry.team_author)
+    if entry.team_reviewer:
+        return _("written by {author} in this workspace, reviewed by {reviewer}").format(
+            author=author, reviewer=author_mention(entry.team_reviewer))
+    if entry.verification_tier == "expert_verified":  # verified, by a reviewer no longer on record
+        return _("written by {author} in this workspace, reviewed by a reviewer").format(author=author)
+    return _("written by {author} in this workspace, not reviewed yet").format(author=author)
+
+
 def trust_text(entry: EntryCard) -> str:
+    """Who stands behind the entry, its confidence, votes here, whether it is fixable; mrkdwn (a team
+    entry's author is a mention), everything else ours."""
     parts = [
-        tier_label(entry.verification_tier),
+        authorship_text(entry) or tier_label(entry.verification_tier),
         _("confidence {rate}").format(rate=fmt_percent(entry.confidence)),
         voters_text(entry),
         resolvable_label(entry.resolvable),

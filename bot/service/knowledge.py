@@ -231,6 +231,7 @@ class Knowledge:
             voters=live.distinct_voters,
             regex=entry.regex,
             team_author=entry.raw.get("team_author") if isinstance(entry.raw.get("team_author"), str) else None,
+            team_reviewer=entry.raw.get("team_reviewer") if isinstance(entry.raw.get("team_reviewer"), str) else None,
         )
 
     def _related(self, entry_id: str, zh: bool) -> RelatedCard:

@@ -19,9 +19,10 @@ from bot import i18n
 from bot.i18n import _
 from bot.kb.propose import Issue, propose
 from bot.kb.shape import masked
-from bot.render import modals
+from bot.render import blocks, modals
+from bot.render.kit import escape
 from bot.service.conversation import Conversations
-from bot.service.plans import OpenView, Plan, UpdateView
+from bot.service.plans import OpenView, Plan, Post, Thread, UpdateView
 from bot.service.ports import Outlet, Via
 from bot.service.team import TeamKnowledge
 from bot.store import Store
@@ -92,7 +93,14 @@ class Teaching:
     async def submit(self, workspace: str, user: str, form: dict[str, str], meta: dict[str, Any],
                      via: Via) -> dict[str, str]:
         """Store the entry (or the reviewer's edit); the per-field errors of an invalid form ({}: stored)."""
+        return (await self.save(workspace, user, form, meta, via))[0]
+
+    async def save(self, workspace: str, user: str, form: dict[str, str], meta: dict[str, Any],
+                   via: Via) -> tuple[dict[str, str], Plan]:
+        """:meth:`submit`, and what to tell the author once the modal is closed (:meth:`confirm`): for a new
+        entry, a direct message with its title and id, saying it answers in this workspace now."""
         example, locale, editing = self._meta(meta)
+        confirmation = Plan()
         regex = form.get("regex", "").strip()
         issues = await self.team.issues(workspace, regex, example, editing)
         with i18n.use_locale(locale):
@@ -100,13 +108,13 @@ class Teaching:
             if editing and not errors and not await self.is_reviewer(workspace, user, via):
                 errors = {"title": _("Only reviewers can edit team entries.")}
         if errors:
-            return errors
+            return errors, confirmation
         body = {"title": form.get("title", ""), "root_cause": form.get("root_cause", ""),
                 "workarounds": _lines(form.get("workarounds", "")), "dead_ends": _lines(form.get("dead_ends", ""))}
         if editing:
             old = await self.store.team_entry(editing)
             if old is None:
-                return {"title": _("This team entry no longer exists.")}
+                return {"title": _("This team entry no longer exists.")}, confirmation
             if old.body.get("other"):
                 body["other"] = old.body["other"]
             await self.store.edit_team_entry(editing, body, regex, editor=user)
@@ -114,8 +122,18 @@ class Teaching:
         else:
             row = await self.store.add_team_entry(workspace, user, locale, body, regex, example)
             log.info("team entry %s added by %s", row.entry_id, user)
+            with i18n.use_locale(locale):
+                title = escape(form.get("title", "").strip())
+                saved = blocks.notice(_("Saved: *{title}* (`{id}`). It answers in this workspace now: the next paste "
+                                        "of this error here gets your answer, marked as written by you and not "
+                                        "reviewed yet.").format(title=title, id=row.entry_id))
+            confirmation = Plan([Thread(workspace, user, None, [Post(saved)])])  # the author's DM with errkb
         self.team.forget(workspace)
-        return {}
+        return {}, confirmation
+
+    async def confirm(self, plan: Plan, via: Via) -> None:
+        """Tell the author their entry was saved (after the ack that closed the modal)."""
+        await self.outlet.send(plan, via)
 
     async def translate(self, workspace: str, user: str, form: dict[str, str], meta: dict[str, Any]) -> dict[str, str]:
         """Store a team entry's texts in the translator's language; per-field errors ({}: stored)."""

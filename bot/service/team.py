@@ -34,7 +34,7 @@ MAX_PASTE_CHARS = 200_000
 
 
 def entry_of(row: TeamEntry) -> Entry:
-    return team_entry(row.entry_id, row.locale, row.body, row.regex, row.status, row.author)
+    return team_entry(row.entry_id, row.locale, row.body, row.regex, row.status, row.author, row.reviewer)
 
 
 @dataclass

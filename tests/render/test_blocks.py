@@ -304,3 +304,72 @@ async def test_a_team_written_fix_never_pings_a_channel_and_a_doc_link_shows_whe
     with i18n.use_locale("en"):
         linked = json.dumps(blocks.details_message(real))
     assert "<https://pytorch.org/docs/stable/notes/cuda.html?a=1&amp;b=2|https://pytorch.org/docs" in linked
+
+
+@pytest.mark.parametrize("locale", ["en", "zh"])
+async def test_the_details_of_every_kb_entry_fit_one_glance(kb, locale):
+    knowledge = Knowledge(kb)
+    for entry_id in sorted(kb.entries):
+        with i18n.use_locale(locale):
+            view = await knowledge.show(entry_id)
+            message = blocks.details_message(view)
+        related = [e for e in elements(message) if e["action_id"] == blocks.ACTION_SHOW]
+        assert words(message) <= 150, (entry_id, words(message))
+        assert len(related) <= 3, entry_id
+        body = "\n".join(texts(message))
+        if view.dead_ends:  # each dead end one line: what was tried, why it fails, how often
+            tried = [line for line in body.splitlines() if line.startswith("• ")]
+            assert tried and all(("%" in line) for line in tried), entry_id
+        with i18n.use_locale(locale):
+            versions = f"*{blocks.labels.heading('versions')}*"
+        assert sum(t.count(versions) for t in texts(message)) <= 1 and not any(
+            versions in line and "\n" in line for line in texts(message))  # the versions on one line
+
+
+def _team(view, reviewer: str | None = None, verified: bool = False):
+    return dataclasses.replace(view, team_author="U0AUTHOR", team_reviewer=reviewer,
+                               verification_tier="expert_verified" if verified else "human_reviewed")
+
+
+@pytest.mark.parametrize(("locale", "unreviewed", "reviewed"), [
+    ("en", "written by <@U0AUTHOR> in this workspace, not reviewed yet",
+     "written by <@U0AUTHOR> in this workspace, reviewed by <@U0REVIEW>"),
+    ("zh", "由 <@U0AUTHOR> 在本工作区编写，尚未审核", "由 <@U0AUTHOR> 在本工作区编写，已由 <@U0REVIEW> 审核"),
+])
+async def test_a_team_entry_says_who_wrote_it_and_who_reviewed_it_never_a_maintainer(kb, locale, unreviewed,
+                                                                                       reviewed):
+    with i18n.use_locale(locale):
+        view = await Knowledge(kb).show(OOM_ID)
+        for team, said in ((_team(view), unreviewed), (_team(view, "U0REVIEW", verified=True), reviewed)):
+            shown = json.dumps([blocks.answer_message(team), blocks.details_message(team),
+                                *(m for m, _i in blocks.other_fix_messages(team))], ensure_ascii=False)
+            assert said in shown or said[:1].upper() + said[1:] in shown
+            assert "maintainer" not in shown and "维护者" not in shown and "estimate" not in shown
+            assert "written by <@U0AUTHOR>, no votes yet" in shown if locale == "en" else "由 <@U0AUTHOR> 编写" in shown
+        assert "reviewed by <@U0REVIEW>" not in json.dumps(blocks.details_message(_team(view)))
+
+
+@pytest.mark.parametrize(("tier", "said"), [
+    ("ai_generated", "drafted with AI by errkb's authors"),
+    ("human_reviewed", "checked by errkb's authors"),
+    ("community_verified", "confirmed by users"),
+])
+async def test_a_kb_entry_says_who_stands_behind_it(kb, tier, said):
+    with i18n.use_locale("en"):
+        view = dataclasses.replace(await Knowledge(kb).show(OOM_ID), verification_tier=tier)
+        details = "\n".join(texts(blocks.details_message(view)))
+    assert f"*Trust*: {said} · " in details
+    assert "written by" not in details and "in this workspace" not in details
+
+
+@pytest.mark.parametrize(("locale", "fix"), [("en", "votes for the fix it shows"), ("zh", "就是给它列出的修复方法投票")])
+async def test_help_and_the_card_agree_that_a_reaction_votes_for_the_fix_shown(kb, locale, fix):
+    with i18n.use_locale(locale):
+        helped = texts(blocks.help_message())
+        card = texts(await answer(kb, OOM_PASTE, locale))
+    [about_votes] = [t for t in helped if "👍" in t]
+    assert fix in about_votes
+    assert "right error" not in about_votes and "认对了" not in about_votes  # 👍 is not a vote on the diagnosis
+    wrong = "Wrong error? Tell us" if locale == "en" else "认错了错误？告诉我们"
+    assert wrong in about_votes and wrong in card  # the diagnosis is disputed from the ⋮ menu
+    assert any("👍" in t and ("votes for this fix" in t or "就是给" in t) for t in card)

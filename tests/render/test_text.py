@@ -41,7 +41,7 @@ async def test_details_list_every_fix_and_dead_end_in_rank_order(kb):
     out = await render(kb, PASTE, details=True)
     assert out.index("1. Check network connectivity") < out.index("2. Switch to Gloo") < out.index("3. Reduce the batch")
     assert "✗ Tried " in out or "✗ " in out
-    assert "(fails ~95%)" in out and "Trust: AI-drafted, not yet reviewed" in out
+    assert "(fails ~95%)" in out and "Trust: drafted with AI by errkb's authors" in out
 
 
 @pytest.mark.parametrize("locale", ["en", "zh"])

@@ -158,3 +158,15 @@ async def test_reviewers_verify_edit_and_retire_others_are_refused(harness):
     assert (await harness.send.event(p.message(unknown_paste(6)))).status == 200
     await eventually(lambda: harness.store.unknown_errors(p.TEAM), lambda rows: rows and rows[0].count >= 1)
     assert len(harness.slack.calls_to("chat.postMessage")) == before  # retired: it stops answering
+
+
+async def test_the_author_is_told_in_a_direct_message_what_they_saved(harness):
+    view_id, view = await open_modal(harness)
+    saved = await harness.send.form(in_view(view_id, typed(view, **FORM), "U_EN", "view_submission"))
+    assert saved.status == 200 and saved.body == ""  # the modal closes at once; the confirmation follows
+    [row] = await harness.store.team_entries(p.TEAM)
+    [told] = await harness.slack.wait_for("chat.postMessage")
+    assert told["channel"] == "U_EN"  # the author's DM with errkb, nobody else's
+    text = told.text_of_blocks
+    assert "AcmeWidgetError: frobnicator rejected a shard" in text and row.entry_id in text
+    assert "answers in this workspace now" in text and "not reviewed yet" in text

@@ -62,9 +62,11 @@ async def on_regex(ack: Ack, body: dict[str, Any], context: AsyncBoltContext) ->
 
 async def on_submit(ack: Ack, body: dict[str, Any], view: dict[str, Any], context: AsyncBoltContext) -> None:
     user = parse.slack_id(parse.field(parse.field(body, "user"), "id"), "user")
-    errors = await use.service(context).teaching.submit(parse.workspace_of(context), user, form_of(view),
-                                                        meta_of(view), parse.via_of(context))
+    via, teaching = parse.via_of(context), use.service(context).teaching
+    errors, confirmation = await teaching.save(parse.workspace_of(context), user, form_of(view), meta_of(view), via)
     await (ack(response_action="errors", errors=errors) if errors else ack())
+    if confirmation:
+        use.background(context).spawn(teaching.confirm(confirmation, via))
 
 
 async def on_translate(ack: Ack, body: dict[str, Any], view: dict[str, Any], context: AsyncBoltContext) -> None:
