@@ -137,3 +137,36 @@ async def test_an_answer_cut_short_by_a_failing_post_is_finished_later(errkb, mo
     await settled(errkb)
     stored = await errkb.store.thread_messages("T1", "C1", "1700000000.000100")
     assert [m.workaround for m in stored] == [0] and errkb.service.answers.outbox.counters.done == 1
+
+
+async def test_an_outage_longer_than_the_gateways_retries_ends_in_exactly_one_post(errkb, monkeypatch):
+    from bot.service.plans import Failure, Report
+
+    outbox = errkb.service.answers.outbox
+    outbox.retry_first, outbox.retry_cap = 0.01, 0.05  # the back-off, fast: minutes of outage in milliseconds
+    real, tries = errkb.outlet.send, []
+
+    async def flaky(plan, via, on_sent=None):  # Slack answers 503 past the gateway's retries, 6 times over
+        tries.append(plan)
+        if len(tries) <= 6:
+            return Report(failures=[Failure(plan.actions[0], "503", False)])
+        return await real(plan, via, on_sent)
+
+    monkeypatch.setattr(errkb.outlet, "send", flaky)
+    await errkb.service.answers.message(paste(), Via(None))
+    await settled(errkb)
+    assert len(tries) == 7 and outbox.counters.retried == 6 and outbox.waiting == 0
+    (thread,) = errkb.outlet.threads()  # posted once, when Slack came back
+    assert len(thread.posts) == 1 and outbox.counters.done == 1 and outbox.counters.failed == 0
+
+
+async def test_a_permanent_error_ends_the_decision_with_one_log_line(errkb, caplog):
+    errkb.outlet.refuse.add("C1")  # not_in_channel
+    with caplog.at_level("INFO", logger="bot"):
+        await errkb.service.answers.message(paste(), Via(None))
+        await settled(errkb)
+    outbox = errkb.service.answers.outbox
+    assert outbox.counters.failed == 1 and outbox.counters.retried == 0 and len(errkb.outlet.plans) == 1
+    lines = [r.getMessage() for r in caplog.records if r.name.startswith("bot.service")]
+    assert lines == ["gave up answering in C1: not_in_channel"]
+    assert "Traceback" not in caplog.text and "NCCL" not in caplog.text  # the reason, never the message text

@@ -37,17 +37,22 @@ class TestFailedPosts:
         assert all(c.result.get("ok") and c["thread_ts"] == ts for c in posts)
         assert "*Cause*: " in posts[0].text_of_blocks
 
-    async def test_after_an_outage_a_mention_gets_the_answer_not_already_answered(self, harness):
-        harness.slack.fail_next(500, count=4, method="chat.postMessage")  # the first try and every retry
+    async def test_an_outage_longer_than_the_gateways_retries_ends_in_one_answer(self, harness, monkeypatch):
+        from bot.slack import gateway
+
+        monkeypatch.setattr(gateway, "BACKOFF_SECONDS", 0.05)  # the gateway's retry window, short
+        outbox = harness.bot.service.answers.outbox
+        outbox.retry_first = 0.3  # the outbox's back-off, short: the outage is two whole retry windows
+        harness.slack.fail_next(500, count=2 * (gateway.SERVER_RETRIES + 1), method="chat.postMessage")
         paste = p.message(NCCL_PASTE)
         assert (await harness.send.event(paste)).status == 200
-        await harness.slack.wait_for("chat.postMessage", 4)
-        await harness.slack.settle()
-        ts = paste["event"]["ts"]
-        harness.slack.add_thread(p.CHANNEL, ts, {**paste["event"]})
-        assert (await harness.send.event(p.app_mention("?", thread_ts=ts))).status == 200
-        posts = (await harness.slack.wait_for("chat.postMessage", 5))[4:]
-        assert "*Cause*: " in posts[0].text_of_blocks and "already answered" not in posts[0].text_of_blocks
+        calls = await harness.slack.wait_for("chat.postMessage", 2 * (gateway.SERVER_RETRIES + 1) + 1, timeout=20)
+        metrics = (await harness.send.get("/metrics")).body
+        await harness.slack.settle(quiet=1.0)
+        posted = [c for c in harness.slack.calls_to("chat.postMessage") if c.result.get("ok")]
+        assert len(posted) == 1 and posted[0]["thread_ts"] == paste["event"]["ts"]  # answered, exactly once
+        assert "*Cause*: " in posted[0].text_of_blocks and calls[-1].result.get("ok")
+        assert 'errkb_decision_retries_total{reason="http_500"}' in metrics and outbox.waiting == 0
 
 
 class TestReplays:

@@ -168,3 +168,77 @@ async def test_a_decision_carried_out_is_not_taken_over_while_its_outcome_is_bei
         await box.stop(1)
         await writer.stop()
         await store.close()
+
+
+async def test_sigterm_with_many_in_flight_finishes_what_it_can_and_another_outbox_takes_the_rest_none_twice(tmp_path):
+    from collections import Counter
+
+    posts: Counter[str] = Counter()
+    paced = iter(range(1000))
+
+    async def carry_out_here(job):
+        if job.decision.key == "stuck":  # its call reached Slack and never came back before the deadline
+            posts["stuck"] += 1
+            await asyncio.sleep(60)
+        await slots.wait(0.05 * next(paced))  # the channel's pace: only waiting, nothing sent
+        await asyncio.sleep(0.01)  # the call to Slack
+        posts[job.decision.key] += 1
+        box.sent()
+        return True
+
+    async def carry_out_there(job):
+        posts[job.decision.key] += 1
+        return True
+
+    box, store, writer = await outbox_with(tmp_path, carry_out_here, workers=4)
+    other = Outbox(store, writer, carry_out_there, lambda _w: Via(None), workers=4)
+    keys = ["stuck"] + [f"d{n}" for n in range(40)]
+    try:
+        now = time.time()
+        for n, key in enumerate(keys):
+            assert await box.record(decision(key, now + n * 0.001))
+        box.start()
+        await box.stop(0.5, in_flight=0.1)  # SIGTERM: a short grace
+        finished_here = sum(posts.values())
+        assert 3 < finished_here < len(keys) and box.counters.handed == len(keys) - finished_here
+        other.start()  # a replica, or the restarted process: takes the handed-over decisions at once
+        deadline = time.monotonic() + 10
+        while sum(posts.values()) < len(keys) and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(1.5)  # another scan: nothing more is taken over
+        assert set(posts) == set(keys) and max(posts.values()) == 1  # every decision posted, none twice
+        assert other.counters.recovered == len(keys) - finished_here
+    finally:
+        await other.stop(1)
+        await writer.stop()
+        await store.close()
+
+
+async def test_an_answer_waits_out_an_outage_past_max_age_and_is_posted_once(tmp_path):
+    from bot.service.runtime.outbox import Later
+
+    clock = [time.time()]
+    tries = []
+
+    async def carry_out(job):
+        tries.append(job.decision.key)
+        clock[0] += 60  # each try a minute later: a 10-minute outage
+        if len(tries) <= 10:
+            return Later(0.0, job.memo, transient="http_503")
+        return True
+
+    store = await Store.open(f"sqlite+aiosqlite:///{tmp_path / 'o.db'}")
+    writer = WriteBehind(store)
+    writer.start()
+    box = Outbox(store, writer, carry_out, lambda _w: Via(None), clock=lambda: clock[0], retry_first=0.001,
+                 retry_cap=0.01)
+    try:
+        assert await box.record(decision("k", clock[0]))
+        box.start()
+        await drained(box)
+        assert tries == ["k"] * 11 and box.counters.done == 1 and box.counters.dropped == 0
+        assert box.waiting == 0 and box.counters.retried == 10
+    finally:
+        await box.stop(1)
+        await writer.stop()
+        await store.close()
