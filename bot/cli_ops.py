@@ -8,14 +8,16 @@ import asyncio
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from bot.config import Settings
 from bot.errors import UsageError
 from bot.kb.knowledge import KnowledgeBase
 from bot.kb.seeds import export_seeds
 from bot.render.text import render_stats
-from bot.service.catalog import Catalog
+
+if TYPE_CHECKING:  # the store (SQLAlchemy) is imported by the commands that open it, not by every errkb command
+    from bot.service.catalog import Catalog
 
 T = TypeVar("T")
 
@@ -28,6 +30,7 @@ def _print_json(data: Any) -> None:
 
 def _with_catalog(kb: KnowledgeBase, settings: Settings, work: Callable[[Catalog], Awaitable[T]]) -> T:
     """Open the configured store, run ``work`` on the catalog over ``kb`` and it, close it."""
+    from bot.service.catalog import Catalog
     from bot.store import Store
 
     async def run() -> T:
@@ -39,7 +42,7 @@ def _with_catalog(kb: KnowledgeBase, settings: Settings, work: Callable[[Catalog
 
 def cmd_seed(args: argparse.Namespace, settings: Settings) -> int:
     kb = KnowledgeBase.load(args.dir or settings.seeds_dir)  # invalid seeds: refused before the store is opened
-    report = _with_catalog(kb, settings, Catalog.seed)
+    report = _with_catalog(kb, settings, lambda catalog: catalog.seed())
     print(f"{len(kb.entries)} entries: {len(report.added)} added, {len(report.updated)} updated, "
           f"{len(report.unchanged)} unchanged, {len(report.retired)} retired")
     for retired in (*report.retired, *report.retired_workarounds):
@@ -53,7 +56,7 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
         from bot.cli_export import export_team
 
         return export_team(args, kb, _with_catalog(kb, settings, lambda catalog: catalog.export_team(args.team)))
-    raws, problems = _with_catalog(kb, settings, Catalog.export)
+    raws, problems = _with_catalog(kb, settings, lambda catalog: catalog.export())
     if problems:
         for p in problems:
             print(p, file=sys.stderr)

@@ -160,25 +160,61 @@ class _Pending:
         self.next = start  # the next line number to take
 
 
+class _Buffer:
+    """Complete lines of the log in hand: the ring (the last ``BEFORE`` lines of the previous chunk) and the
+    chunk's, numbered from ``base``; a line is found by walking from a known line start (never split whole)."""
+
+    def __init__(self, data: bytes, base: int, last: int) -> None:
+        self.data, self.base, self.last = data, base, last
+        self.anchor = (0, base)  # a known line start and its number
+
+    def start_of(self, number: int) -> int:
+        pos, at = self.anchor if abs(self.anchor[1] - number) < number - self.base else (0, self.base)
+        data = self.data
+        while at < number:
+            pos = data.find(b"\n", pos) + 1
+            at += 1
+        while at > number:
+            pos = data.rfind(b"\n", 0, pos - 1) + 1
+            at -= 1
+        return pos
+
+    def lines(self, first: int, last: int) -> list[bytes]:
+        """Lines ``first``..``last`` (clamped to what is in hand)."""
+        first, last = max(first, self.base), min(last, self.last)
+        if first > last:
+            return []
+        start = self.start_of(first)
+        stop = start
+        for _ in range(last - first + 1):
+            stop = self.data.find(b"\n", stop) + 1
+        return self.data[start : stop - 1].split(b"\n")
+
+    def tail(self, count: int) -> tuple[bytes, int]:
+        """The last ``count`` lines (fewer if there are not so many) and how many they are."""
+        pos, n = len(self.data), 0
+        while n < count and pos > 0:
+            pos = self.data.rfind(b"\n", 0, pos - 1) + 1
+            n += 1
+        return self.data[pos:], n
+
+
 def windows(stream: BinaryIO, chunk_size: int = CHUNK) -> Iterator[Window]:
     """The windows of the log in ``stream``, in order. Reads every byte once."""
     steps = _Steps()
     seen: set[str] = set()
     carry = b""
-    ring: list[bytes] = []  # the last BEFORE lines of the previous chunk
+    ring, ring_lines = b"", 0  # the last BEFORE lines of the previous chunk
     first = 1  # line number of the first line of the current chunk (after the ring)
     pending: _Pending | None = None
 
-    def take(p: _Pending, lines: list[bytes], base: int, upto: int) -> None:
-        """Copy into ``p`` its lines that ``lines`` (numbered from ``base``) holds, up to line ``upto``."""
-        stop = min(p.end, upto)
+    def take(p: _Pending, buffer: _Buffer) -> None:
+        """Copy into ``p`` its lines that ``buffer`` holds."""
+        stop = min(p.end, buffer.last)
         if p.next > stop:
             return
-        lo = p.next - base
-        if lo < 0:  # before what is kept: cannot happen for a window opened here, skip it rather than guess
-            p.next = base
-            lo = 0
-        p.lines.extend(clean(raw) for raw in lines[lo : stop - base + 1])
+        p.next = max(p.next, buffer.base)
+        p.lines.extend(clean(raw) for raw in buffer.lines(p.next, stop))
         p.next = stop + 1
 
     def finish(p: _Pending) -> Window:
@@ -195,14 +231,12 @@ def windows(stream: BinaryIO, chunk_size: int = CHUNK) -> Iterator[Window]:
                 carry = carry[-(MAX_LINE_BYTES + 1):]
         else:
             body, carry = (block + b"\n" if block else b""), b""
-        lines = body.split(b"\n")
-        lines.pop()  # what follows the last newline: nothing
-        here = ring + lines  # numbered from first - len(ring)
-        base = first - len(ring)
-        last_line = first + len(lines) - 1
+        count = body.count(b"\n")
+        buffer = _Buffer(ring + body, first - ring_lines, first + count - 1)
+        offset = len(ring)
         # a window still open from the previous chunk takes its lines from this one
         if pending is not None:
-            take(pending, here, base, last_line)
+            take(pending, buffer)
             if pending.next > pending.end:
                 yield finish(pending)
                 pending = None
@@ -213,11 +247,12 @@ def windows(stream: BinaryIO, chunk_size: int = CHUNK) -> Iterator[Window]:
                 continue  # another hit on a line already looked at
             number += body.count(b"\n", cursor, at)
             cursor = at
+            line_start = body.rfind(b"\n", 0, at) + 1
             line_end = body.find(b"\n", at)
-            raw = here[number - base]
-            if len(raw) > MAX_LINE_BYTES:
+            if line_end - line_start > MAX_LINE_BYTES:
                 continue
-            text = plain(raw)
+            buffer.anchor = (offset + line_start, number)
+            text = plain(body[line_start:line_end])
             if steps.marker(number, text):
                 continue
             line = visible(text)
@@ -234,16 +269,16 @@ def windows(stream: BinaryIO, chunk_size: int = CHUNK) -> Iterator[Window]:
             if len(seen) < MAX_SEEN:
                 seen.add(key)
             if pending is not None:
-                take(pending, here, base, last_line)
+                take(pending, buffer)
                 yield finish(pending)
-            pending = _Pending(max(1, number - BEFORE, base), number + AFTER, number)
+            pending = _Pending(max(1, number - BEFORE, buffer.base), number + AFTER, number)
         if pending is not None:
-            take(pending, here, base, last_line)
+            take(pending, buffer)
             if pending.next > pending.end:
                 yield finish(pending)
                 pending = None
-        first = last_line + 1
-        ring = here[-BEFORE:] if len(here) > BEFORE else here
+        first += count
+        ring, ring_lines = buffer.tail(BEFORE)
         if not data:
             break
     if pending is not None and pending.lines:
