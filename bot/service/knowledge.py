@@ -204,7 +204,7 @@ class Knowledge:
             condition, cond_untranslated = _localized(d.condition, d.condition_zh, zh) if d.condition else ("", False)
             dead_ends.append(DeadEndCard(text, d.fail_rate, untranslated, action, why, condition, cond_untranslated))
         dead_ends.sort(key=lambda d: d.fail_rate, reverse=True)
-        signature, sig_untranslated = _localized(entry.signature, entry.signature_zh, zh, source)
+        signature = _localized(entry.signature, entry.signature_zh, zh, source)[0]
         root_cause, rc_untranslated = _localized(entry.root_cause, entry.root_cause_zh, zh, source)
         signature, root_cause = written(signature), written(root_cause)
         seed_confirmed = _parse_date(entry.raw.get("last_confirmed"))
@@ -224,7 +224,6 @@ class Knowledge:
             fix_success_rate=feedback.fix_success_rate(w.success_rate for w in workarounds),
             resolvable=entry.resolvable,
             last_confirmed=confirmed,
-            signature_untranslated=sig_untranslated,
             root_cause_untranslated=rc_untranslated,
             related={k: [self._related(i, zh) for i in entry.links(k) if i in self.kb.entries]
                      for k in GRAPH_LINKS if entry.links(k)},
