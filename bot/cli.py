@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from bot import i18n
+from bot.cli_knowledge import store_wanted, with_knowledge
 from bot.config import Settings
 from bot.errors import ConfigError, ErrkbError, SeedError, UsageError
-from bot.kb.knowledge import KnowledgeBase
 from bot.kb.seeds import read_seeds
 from bot.render import blocks, text
 from bot.render import json as json_render
@@ -49,26 +49,6 @@ def _read_input(source: str | None) -> str:
     return data.decode("utf-8", "replace")
 
 
-async def _with_service(settings: Settings, use_store: bool, work):
-    """Run ``work(service)`` with the store attached when it is wanted and reachable."""
-    kb = KnowledgeBase.load(settings.seeds_dir)
-    if not use_store:
-        return await work(Knowledge(kb))
-    from bot.store import Store
-
-    async with await Store.open(settings.database_url) as store:
-        return await work(Knowledge(kb, store))
-
-
-def _store_wanted(settings: Settings) -> bool:
-    """Live numbers come from the store when one is configured or the default file exists."""
-    url = settings.database_url
-    if not url.startswith("sqlite"):
-        return True
-    path = url.split("///", 1)[-1]
-    return path == ":memory:" or Path(path).exists()
-
-
 def cmd_diagnose(args: argparse.Namespace, settings: Settings) -> int:
     if args.limit is not None and args.limit < 1:
         raise UsageError(f"--limit must be 1 or more (got {args.limit}); --all shows every match")
@@ -82,7 +62,7 @@ def cmd_diagnose(args: argparse.Namespace, settings: Settings) -> int:
             return await whole_diagnosis(paste, service, limit)
         return await service.diagnose(paste, limit=limit, record=False)
 
-    diagnosis = asyncio.run(_with_service(settings, _store_wanted(settings), work))
+    diagnosis = asyncio.run(with_knowledge(settings, store_wanted(settings), work))
     if args.format == "json":
         _print_json(json_render.diagnosis_json(diagnosis))
     elif args.format == "blocks":
@@ -102,7 +82,7 @@ def cmd_preview(args: argparse.Namespace, settings: Settings) -> int:
     async def work(service: Knowledge):
         return await service.diagnose(paste, limit=1, record=False)
 
-    diagnosis = asyncio.run(_with_service(settings, _store_wanted(settings), work))
+    diagnosis = asyncio.run(with_knowledge(settings, store_wanted(settings), work))
     out = Path(args.out)
     try:
         out.write_text(preview.diagnosis_page(paste, diagnosis, details=args.details), encoding="utf-8")
@@ -119,7 +99,7 @@ def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
     async def work(service: Knowledge):
         return await service.show(args.id)
 
-    entry = asyncio.run(_with_service(settings, _store_wanted(settings), work))
+    entry = asyncio.run(with_knowledge(settings, store_wanted(settings), work))
     if entry is None:
         raise UsageError(f"no entry with id {args.id!r} (try `errkb search`)")
     if args.format == "json":
@@ -134,7 +114,7 @@ def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
     if not args.query.strip():
         raise UsageError("nothing to search for: give words, e.g. `errkb search nccl timeout`")
-    results = asyncio.run(_with_service(settings, _store_wanted(settings),
+    results = asyncio.run(with_knowledge(settings, store_wanted(settings),
                                        lambda service: service.search(args.query, limit=args.limit)))
     if args.format == "json":
         _print_json(json_render.search_json(results))
@@ -196,7 +176,7 @@ def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
         return results
 
     print("$ errkb diagnose bot/samples/nccl_traceback.txt\n" + paste)
-    for locale, diagnosis in asyncio.run(_with_service(settings, True, work)):
+    for locale, diagnosis in asyncio.run(with_knowledge(settings, True, work)):
         print(f"━━━ --locale {locale} " + "━" * 40)
         with i18n.use_locale(locale):
             print(text.render_diagnosis(diagnosis, color=text.use_color(sys.stdout), width=text.terminal_width()))

@@ -17,11 +17,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import IO, Any, BinaryIO
+from typing import IO, BinaryIO
 
 from bot import i18n
 from bot.cards import Diagnosis
 from bot.ci.failures import Failure, failures
+from bot.cli_knowledge import store_wanted, with_knowledge
 from bot.config import Settings
 from bot.errors import UsageError
 from bot.render import ci as ci_render
@@ -62,10 +63,7 @@ async def explained(service: Knowledge, found: list[Failure]) -> list[ci_render.
     return [ci_render.CiFailure(f.step, f.line, card) for f, card in zip(found, diagnosis.matches, strict=True)]
 
 
-def read_failures(source: str | None, settings: Settings,
-                  run: Callable[[Settings, bool, Any], Any]) -> list[ci_render.CiFailure]:
-    from bot.cli import _store_wanted
-
+def read_failures(source: str | None, settings: Settings) -> list[ci_render.CiFailure]:
     with open_log(source) as stream:
         async def work(service: Knowledge) -> list[ci_render.CiFailure]:
             try:
@@ -74,7 +72,7 @@ def read_failures(source: str | None, settings: Settings,
                 raise UsageError(f"cannot read {source or 'standard input'}: {exc.strerror or exc}") from exc
             return await explained(service, found)
 
-        result: list[ci_render.CiFailure] = asyncio.run(run(settings, _store_wanted(settings), work))
+        result: list[ci_render.CiFailure] = asyncio.run(with_knowledge(settings, store_wanted(settings), work))
     return result
 
 
@@ -98,10 +96,8 @@ def emit(found: list[ci_render.CiFailure], fmt: str, out: IO[str], environ: dict
 
 
 def cmd_ci(args: argparse.Namespace, settings: Settings) -> int:
-    from bot.cli import _with_service
-
     fmt = args.format or default_format()
-    found = read_failures(args.file, settings, _with_service)
+    found = read_failures(args.file, settings)
     emit(found, fmt, sys.stdout)
     return 0 if found else 1
 
