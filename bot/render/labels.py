@@ -188,3 +188,9 @@ def heading(name: str) -> str:
         "no_results": _("Nothing in the knowledge base matches that search."),
         "condition": _("When"),
     }[name]
+
+
+def not_here() -> str:
+    """The answer to a click or a form naming an entry or fix this workspace does not have: another workspace's,
+    retired, or made up. The same words whichever it is, so it tells nothing about other workspaces."""
+    return _("That entry or fix isn't available in this workspace (it may have been retired).")

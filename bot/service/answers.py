@@ -225,11 +225,11 @@ class Answers:
         live = {d.entry_id: await numbers}
         with conversation.speaking() as locale:
             if match is not None and match.entry_id == d.entry_id:
-                diagnosis = await self.knowledge.explain([match], record=False, live=live)
+                diagnosis = await self.knowledge.explain([match], record=False, live=live, workspace=d.workspace)
                 best = diagnosis.best
                 entry, shown = (best.entry, best) if best else (None, None)
             else:  # taken over from another process: the paste is gone, the entry is known
-                entry, shown = await self.knowledge.card(d.entry_id, live[d.entry_id]), None
+                entry, shown = await self.knowledge.card(d.entry_id, live[d.entry_id], d.workspace), None
             if entry is None:
                 return False
             self.writer.hit(d.workspace, entry.id, locale)

@@ -8,7 +8,8 @@ import json
 from bot import i18n
 from bot.cards import MatchCard
 from bot.i18n import _
-from bot.render import blocks
+from bot.render import blocks, labels
+from bot.service import refusals
 from bot.service.answers import Answers, answer_post
 from bot.service.conversation import Conversations
 from bot.service.incoming import Click
@@ -57,8 +58,10 @@ class Buttons:
             shown = {m.workaround for m in thread if m.entry_id == click.value and m.workaround is not None}
             with i18n.use_locale(posted.locale):
                 entry = await self.knowledge.show(click.value, click.workspace)
-                if entry is None:
-                    return
+            if entry is None:
+                await self._not_here(click, via)
+                return
+            with i18n.use_locale(posted.locale):
                 rest = [w for w in entry.workarounds if w.index not in shown]
                 posts = [Post(blocks.fix_message(entry, w, len(shown) + i), About(entry.id, w.index, posted.locale))
                          for i, w in enumerate(rest, 1)]
@@ -72,26 +75,23 @@ class Buttons:
             return
         async with self.conversations.speaking(click.workspace, click.user, via):
             entry = await self.knowledge.show(click.value, click.workspace)
-            if entry is not None:
-                messages = [m for m, _index in blocks.other_fix_messages(entry, private=True)]
-                await self.outlet.send(Plan([Reply(messages[:MAX_RESPONSES])]), via)
+            messages = ([m for m, _index in blocks.other_fix_messages(entry, private=True)] if entry is not None
+                        else [blocks.notice(labels.not_here())])
+        await self.outlet.send(Plan([Reply(messages[:MAX_RESPONSES])]), via)
 
     async def details(self, click: Click, via: Via) -> None:
         """*Why / what not to try*: the dead ends, versions, docs and related errors, to whoever asked."""
         async with self.conversations.speaking(click.workspace, click.user, via):
             entry = await self.knowledge.show(click.value, click.workspace)
-            if entry is None:
-                return
-            message = blocks.details_message(entry)
+            message = blocks.details_message(entry) if entry is not None else blocks.notice(labels.not_here())
         await self._privately(click, message, via)
 
     async def show_entry(self, click: Click, via: Via) -> None:
         """A related error's compact answer, privately, in the clicker's language."""
         async with self.conversations.speaking(click.workspace, click.user, via):
             entry = await self.knowledge.show(click.value, click.workspace)
-            if entry is None:
-                return
-            message = blocks.answer_message(entry, private=True)
+            message = (blocks.answer_message(entry, private=True) if entry is not None
+                       else blocks.notice(labels.not_here()))
         await self._privately(click, message, via)
 
     async def menu(self, click: Click, via: Via) -> None:
@@ -114,11 +114,12 @@ class Buttons:
         entry_id, line, score = clicked_answer(click.value)
         with i18n.use_locale("en" if shown == "zh" else "zh"):
             entry = await self.knowledge.show(entry_id, click.workspace)
-            if entry is None:
-                return
             match = (MatchCard(entry, "regex" if score is None else "fuzzy", 1.0 if score is None else float(score),
-                               (0, 0), line) if line else None)
-            message = blocks.answer_message(entry, match, private=True, other_language=False)
+                               (0, 0), line) if line and entry is not None else None)
+            message = blocks.answer_message(entry, match, private=True, other_language=False) if entry else None
+        if message is None:
+            await self._not_here(click, via)
+            return
         await self._privately(click, message, via)
 
     async def post_entry(self, click: Click, via: Via) -> None:
@@ -126,13 +127,21 @@ class Buttons:
         async with self.conversations.speaking(click.workspace, click.user, via) as conversation:
             entry = await self.knowledge.show(click.value, click.workspace)
             if entry is None:
-                return
-            failed = [blocks.notice(_("I couldn't post in this channel. Invite me first: `/invite @errkb`."))]
-            post = answer_post(entry, None, conversation.locale)
-            plan = Plan([Thread(click.workspace, click.channel, None, [post], failed)])
+                note = blocks.notice(labels.not_here())
+            else:
+                failed = [blocks.notice(_("I couldn't post in this channel. Invite me first: `/invite @errkb`."))]
+                post = answer_post(entry, None, conversation.locale)
+                plan = Plan([Thread(click.workspace, click.channel, None, [post], failed)])
+        if entry is None:
+            await self.outlet.send(Plan([Reply([note])]), via)
+            return
         report = await self.outlet.send(plan, via, on_sent=lambda sent: self.answers.posted(click.workspace, sent))
         if report.sent:  # the same error pasted in that thread later is already answered
             await self.answers.taken(click.workspace, click.channel, report.sent[0].thread_ts, entry.id, click.user)
+
+    async def _not_here(self, click: Click, via: Via) -> None:
+        """The clicked entry is not this workspace's to see (another's, retired, or made up): say so, privately."""
+        await refusals.not_here(self.conversations, self.outlet, click.workspace, click.user, via)
 
     async def _privately(self, click: Click, message: Message, via: Via) -> None:
         """Ephemeral, in the clicked message's thread (or through ``respond`` where errkb cannot post)."""

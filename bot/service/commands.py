@@ -27,7 +27,7 @@ from bot.store import Store
 MAX_RESPONSES = 5  # Slack accepts five posts per response_url
 CHANNEL_MODES = ("auto", "mention", "off")
 
-SubCommand = Callable[[str, Command], Awaitable[list[Message]]]
+SubCommand = Callable[[str, Command, Via], Awaitable[list[Message]]]
 
 
 def usage(syntax: str) -> Message:
@@ -37,7 +37,7 @@ def usage(syntax: str) -> Message:
 class Commands:
     def __init__(self, knowledge: Knowledge, answers: Answers, store: Store, outlet: Outlet,
                  conversations: Conversations, locales: Locales, channels: Channels, unknowns: Unknowns,
-                 writer: WriteBehind) -> None:
+                 writer: WriteBehind, is_reviewer: Callable[[str, str, Via], Awaitable[bool]] | None = None) -> None:
         self.knowledge = knowledge
         self.answers = answers
         self.store = store
@@ -47,6 +47,7 @@ class Commands:
         self.channels = channels
         self.unknowns = unknowns
         self.writer = writer
+        self.is_reviewer = is_reviewer  # (workspace, user, via): a workspace admin or owner, or a reviewer
         self.table: dict[str, SubCommand] = {
             "search": self._search, "show": self._show, "locale": self._locale, "channel": self._channel,
             "stats": self._stats, "unknown": self._unknown, "help": self._help, "": self._help,
@@ -57,7 +58,7 @@ class Commands:
         word, rest = [*c.text.split(maxsplit=1), "", ""][:2]
         async with self.conversations.speaking(c.workspace, c.user, via):
             handler = self.table.get(word.lower())
-            messages = await (self._paste(c) if handler is None else handler(rest, c))
+            messages = await (self._paste(c) if handler is None else handler(rest, c, via))
         await self.outlet.send(Plan([Reply(messages[:MAX_RESPONSES])]), via)
 
     async def shortcut(self, workspace: str, user: str, text: str, files: list[str], via: Via) -> None:
@@ -76,19 +77,19 @@ class Commands:
                 messages = [blocks.notice(_("I found no known error in that message."))]
         await self.outlet.send(Plan([Reply(messages[:MAX_RESPONSES])]), via)
 
-    async def _search(self, query: str, c: Command) -> list[Message]:
+    async def _search(self, query: str, c: Command, _via: Via) -> list[Message]:
         if not query:
             return [usage("/errkb search <words>")]
         return [blocks.search_message(query, await self.knowledge.search(query, limit=5, workspace=c.workspace))]
 
-    async def _show(self, entry_id: str, c: Command) -> list[Message]:
+    async def _show(self, entry_id: str, c: Command, _via: Via) -> list[Message]:
         entry = await self.knowledge.show(entry_id, c.workspace) if entry_id else None
         if entry is None:
             return [blocks.notice(_("There is no entry `{id}`. Try {search}.").format(
                 id=blocks.escape(entry_id[:200]) or "?", search=f"`{blocks.escape('/errkb search <words>')}`"))]
         return [blocks.answer_message(entry, private=True)]
 
-    async def _locale(self, arg: str, c: Command) -> list[Message]:
+    async def _locale(self, arg: str, c: Command, _via: Via) -> list[Message]:
         arg = arg.lower()
         if arg not in ("auto", *i18n.SUPPORTED):
             return [usage("/errkb locale en|zh|auto")]
@@ -98,8 +99,24 @@ class Commands:
             language = blocks.locale_name(arg) + (f" — {blocks.locale_name(now)}" if arg == "auto" else "")
             return [blocks.notice(_("Your language is now {language}.").format(language=language))]
 
-    async def _channel(self, arg: str, c: Command) -> list[Message]:
+    async def _reviewer(self, c: Command, via: Via) -> bool:
+        """A workspace admin or owner, or a member of the reviewers' user groups (``Teaching.is_reviewer``)."""
+        return self.is_reviewer is not None and await self.is_reviewer(c.workspace, c.user, via)
+
+    async def _channel_keeper(self, c: Command, via: Via) -> bool:
+        """The channel's creator (``conversations.info``), a workspace admin or a reviewer."""
+        if c.channel and await self.outlet.channel_creator(c.channel, via) == c.user:
+            return True
+        return await self._reviewer(c, via)
+
+    async def _channel(self, arg: str, c: Command, via: Via) -> list[Message]:
+        """A channel's settings, in this workspace's own settings only: its creator, a workspace admin or a
+        reviewer may change them."""
         words = arg.lower().split()
+        valid = words in (["bots", "on"], ["bots", "off"]) or (len(words) == 1 and words[0] in CHANNEL_MODES)
+        if valid and not await self._channel_keeper(c, via):
+            return [blocks.notice(_("Only this channel's creator, a workspace admin or a reviewer can change how I "
+                                    "answer in this channel."))]
         if words[:1] == ["bots"] and words[1:] in (["on"], ["off"]):
             await self.store.set_channel_bots(c.workspace, c.channel, words[1] == "on")
             await self.channels.changed()
@@ -115,19 +132,24 @@ class Commands:
             "off": _("In this channel I now stay quiet; `/errkb` still works."),
         }[words[0]])]
 
-    async def _unknown(self, arg: str, c: Command) -> list[Message]:
+    async def _unknown(self, arg: str, c: Command, via: Via) -> list[Message]:
+        """Whether this workspace keeps unknown errors' shapes (``off`` also forgets them): a workspace admin's or
+        a reviewer's choice, for the whole workspace."""
         if arg.lower().strip() not in ("on", "off"):
             return [usage("/errkb unknown on|off")]
+        if not await self._reviewer(c, via):
+            return [blocks.notice(_("Only a workspace admin or a reviewer can change whether I keep the errors I "
+                                    "could not answer here."))]
         on = arg.lower().strip() == "on"
         await self.unknowns.switch(c.workspace, on)
         return [blocks.notice(
             _("I now keep the masked error line of what I could not answer here (never the message).") if on
             else _("I no longer keep errors I could not answer here, and I forgot the ones I had."))]
 
-    async def _stats(self, _arg: str, c: Command) -> list[Message]:
+    async def _stats(self, _arg: str, c: Command, _via: Via) -> list[Message]:
         return [blocks.usage_message(await self.knowledge.usage(limit=5, workspace=c.workspace))]
 
-    async def _help(self, _arg: str, _c: Command) -> list[Message]:
+    async def _help(self, _arg: str, _c: Command, _via: Via) -> list[Message]:
         return [blocks.help_message()]
 
     async def _paste(self, c: Command) -> list[Message]:

@@ -56,11 +56,12 @@ class FeedbackSource(Protocol):
 
 
 class TeamSource(Protocol):
-    """Team-written entries (``bot.service.team``): the ones loaded in process, and any by id."""
+    """Team-written entries (``bot.service.team``): the ones loaded in process, and any by id, each only for
+    the workspace that wrote it."""
 
-    def entry(self, entry_id: str) -> Entry | None: ...
+    def entry(self, entry_id: str, workspace: str | None) -> Entry | None: ...
 
-    async def fetch(self, entry_id: str) -> Entry | None: ...
+    async def fetch(self, workspace: str, entry_id: str) -> Entry | None: ...
 
 
 class Knowledge:
@@ -72,17 +73,19 @@ class Knowledge:
         self.store = store
         self.team = team
 
-    def _entry(self, entry_id: str) -> Entry:
-        found = self.kb.entries.get(entry_id) or (self.team.entry(entry_id) if self.team is not None else None)
+    def _entry(self, entry_id: str, workspace: str | None) -> Entry:
+        found = self.kb.entries.get(entry_id) or (self.team.entry(entry_id, workspace) if self.team is not None
+                                                  else None)
         if found is None:
             raise KeyError(entry_id)
         return found
 
-    async def entry(self, entry_id: str) -> Entry | None:
-        """A KB entry, or a team entry still answering (read from the store when not loaded here)."""
+    async def entry(self, entry_id: str, workspace: str | None = None) -> Entry | None:
+        """A KB entry, or ``workspace``'s team entry still answering (read from the store when not loaded
+        here). Another workspace's team entry is not found, whatever its id says."""
         found = self.kb.entries.get(entry_id)
-        if found is None and self.team is not None:
-            found = await self.team.fetch(entry_id)
+        if found is None and self.team is not None and workspace is not None:
+            found = await self.team.fetch(workspace, entry_id)
         return found
 
     def find(self, paste: str, limit: int = 3) -> list[Match]:
@@ -98,7 +101,8 @@ class Knowledge:
         if live is None:
             live = await self._feedback([m.entry_id for m in matches], workspace)
         cards = [
-            MatchCard(self._entry_card(self._entry(m.entry_id), live.get(m.entry_id)), m.how, m.score, m.span,
+            MatchCard(self._entry_card(self._entry(m.entry_id, workspace), live.get(m.entry_id)),
+                      m.how, m.score, m.span,
                       mask(m.line))  # the reader's own line: masked here, once, for every surface
             for m in matches
         ]
@@ -110,14 +114,16 @@ class Knowledge:
         """The entries ``paste`` is about, best first, in the current locale."""
         return await self.explain(self.find(paste, limit), record)
 
-    async def card(self, entry_id: str, live: Feedback | None) -> EntryCard | None:
-        """``entry_id`` in the current locale with the crowd numbers ``live`` (already read)."""
-        entry = await self.entry(entry_id)
+    async def card(self, entry_id: str, live: Feedback | None, workspace: str | None = None) -> EntryCard | None:
+        """``entry_id`` as ``workspace`` sees it, in the current locale with the crowd numbers ``live`` (already
+        read)."""
+        entry = await self.entry(entry_id, workspace)
         return None if entry is None else self._entry_card(entry, live)
 
     async def show(self, entry_id: str, workspace: str | None = None) -> EntryCard | None:
-        """``entry_id`` with live numbers; with ``workspace``, with the fixes its members suggested too."""
-        entry = await self.entry(entry_id)
+        """``entry_id`` with live numbers; with ``workspace``, with the fixes its members suggested too, and
+        its own team entries (never another workspace's: None, as for an id that does not exist)."""
+        entry = await self.entry(entry_id, workspace)
         if entry is None:
             return None
         live = await self._feedback([entry_id], workspace)

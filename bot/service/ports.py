@@ -58,6 +58,11 @@ class Outlet(Protocol):
         """The members of user group ``group`` (empty when it cannot be asked)."""
         ...
 
+    async def channel_creator(self, channel: str, via: Via) -> str | None:
+        """The user who created ``channel`` in the request's workspace (None: unknown, a DM, or it cannot be
+        asked)."""
+        ...
+
     def via_for(self, workspace: str) -> Via:
         """A handle for ``workspace`` outside any request (work recovered after a restart)."""
         ...

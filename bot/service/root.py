@@ -93,7 +93,8 @@ def build(kb: KnowledgeBase, store: Store, outlet: Outlet, *, update_delay: floa
     suggestions = Suggestions(knowledge, store, outlet, conversations, numbers.forget, teaching.is_reviewer,
                               voting.refresh)
     buttons = Buttons(knowledge, store, outlet, conversations, locales, writer, answers, voting, suggestions)
-    commands = Commands(knowledge, answers, store, outlet, conversations, locales, channels, unknowns, writer)
+    commands = Commands(knowledge, answers, store, outlet, conversations, locales, channels, unknowns, writer,
+                        teaching.is_reviewer)
     workspaces = Workspaces(store, channels, numbers, voting)
     return Service(knowledge, answers, voting, buttons, commands, home, workspaces, teaching, suggestions,
                    Replays(store), locales, writer)

@@ -18,8 +18,9 @@ from bot import i18n
 from bot.i18n import _
 from bot.kb.feedback import Suggested
 from bot.kb.mask import mask
-from bot.render import blocks
+from bot.render import blocks, labels
 from bot.render.suggest import CODE_BLOCK, FIX_BLOCK, MAX_CODE, MAX_FIX, OTHER_BLOCK, Place, modal, translate_modal
+from bot.service import refusals
 from bot.service.conversation import Conversations
 from bot.service.incoming import Click
 from bot.service.knowledge import Knowledge
@@ -60,7 +61,8 @@ class Suggestions:
         conversation = await self.conversations.open(click.workspace, click.user, via)
         with conversation.speaking():
             entry = await self.knowledge.show(entry_id, click.workspace)
-            if entry is None:
+            if entry is None:  # retired, another workspace's, or made up
+                await self.outlet.send(Plan([Reply([blocks.notice(labels.not_here())])]), via)
                 return
             view = modal(Place(entry_id, click.channel, click.thread_ts), entry.signature)
             report = await self.outlet.send(Plan([OpenView(click.trigger_id, view)]), via)
@@ -82,7 +84,9 @@ class Suggestions:
             text = mask(fix_text(form.fix or "", form.code))
             other = mask(form.other.strip()) if form.other and form.other.strip() else None
             added = await self.store.suggest_fix(workspace, place.entry_id, user, locale, text, other)
-            if added is None:
+            if added is None:  # the store takes a fix only for an entry this workspace sees, still live
+                if await self.knowledge.entry(place.entry_id, workspace) is None:
+                    return {FIX_BLOCK: labels.not_here()}, Plan()
                 return {FIX_BLOCK: _("This error's entry is no longer live, so it takes no new fixes.")}, Plan()
             self.changed(workspace, place.entry_id)
             log.info("fix %d suggested for %s in %s", added.index, place.entry_id, workspace)
@@ -100,8 +104,10 @@ class Suggestions:
         retire it (the message then says it was retired; the fix stops showing and ranking, its votes stay as
         counts). Anyone else is told privately who can."""
         choice = blocks.review_choice(click.value)
-        fix = await self._suggested(click.workspace, *choice[:2]) if choice else None
-        if choice is None or fix is None:
+        if choice is None:
+            return
+        if await self._suggested(click.workspace, *choice[:2]) is None:  # retired, another workspace's, made up
+            await refusals.not_here(self.conversations, self.outlet, click.workspace, click.user, via)
             return
         entry_id, index, do = choice
         if self.is_reviewer is None or not await self.is_reviewer(click.workspace, click.user, via):
@@ -135,8 +141,11 @@ class Suggestions:
     async def open_translation(self, click: Click, via: Via) -> None:
         """*Translate this fix*: a form, in the clicker's language, showing the fix as its author wrote it."""
         target = blocks.vote_target(click.value)
-        fix = await self._suggested(click.workspace, *target) if target else None
-        if target is None or fix is None:
+        if target is None:
+            return
+        fix = await self._suggested(click.workspace, *target)
+        if fix is None:  # retired, another workspace's, or made up
+            await refusals.not_here(self.conversations, self.outlet, click.workspace, click.user, via)
             return
         conversation = await self.conversations.open(click.workspace, click.user, via)
         with conversation.speaking() as locale:
@@ -159,6 +168,8 @@ class Suggestions:
             if len(text) > MAX_FIX:
                 return {FIX_BLOCK: _("Keep it under {n} characters.").format(n=MAX_FIX)}, Plan()
             fix = await self._suggested(workspace, place.entry_id, place.index) if place and place.index else None
+            if place is not None and place.index and fix is None:  # retired, another workspace's, or made up
+                return {FIX_BLOCK: labels.not_here()}, Plan()
             if place is None or fix is None or fix.locale == locale:
                 return {FIX_BLOCK: _("This form is out of date. Close it and click again.")}, Plan()
             if not await self.store.translate_fix(workspace, fix.index, mask(text)):

@@ -19,7 +19,7 @@ from bot import i18n
 from bot.i18n import _
 from bot.kb.propose import Issue, propose
 from bot.kb.shape import masked
-from bot.render import blocks, modals
+from bot.render import blocks, labels, modals
 from bot.render.kit import escape
 from bot.service.conversation import Conversations
 from bot.service.plans import OpenView, Plan, Post, Thread, UpdateView
@@ -111,13 +111,13 @@ class Teaching:
             return errors, confirmation
         body = {"title": form.get("title", ""), "root_cause": form.get("root_cause", ""),
                 "workarounds": _lines(form.get("workarounds", "")), "dead_ends": _lines(form.get("dead_ends", ""))}
-        if editing:
-            old = await self.store.team_entry(editing)
-            if old is None:
-                return {"title": _("This team entry no longer exists.")}, confirmation
-            if old.body.get("other"):
+        if editing:  # the entry named in the form: only ever this workspace's (another's is not found)
+            old = await self.store.team_entry(workspace, editing)
+            if old is not None and old.body.get("other"):
                 body["other"] = old.body["other"]
-            await self.store.edit_team_entry(editing, body, regex, editor=user)
+            if old is None or await self.store.edit_team_entry(workspace, editing, body, regex, editor=user) is None:
+                with i18n.use_locale(locale):
+                    return {"title": _("This team entry no longer exists.")}, confirmation
             log.info("team entry %s edited by %s", editing, user)
         else:
             row = await self.store.add_team_entry(workspace, user, locale, body, regex, example)
@@ -138,9 +138,9 @@ class Teaching:
     async def translate(self, workspace: str, user: str, form: dict[str, str], meta: dict[str, Any]) -> dict[str, str]:
         """Store a team entry's texts in the translator's language; per-field errors ({}: stored)."""
         locale = str(meta.get("locale") or "")
-        row = await self.store.team_entry(str(meta.get("entry") or ""))
+        row = await self.store.team_entry(workspace, str(meta.get("entry") or ""))  # never another workspace's
         with i18n.use_locale(locale if locale in i18n.SUPPORTED else "en"):
-            if row is None or row.workspace != workspace or locale not in i18n.SUPPORTED or locale == row.locale:
+            if row is None or locale not in i18n.SUPPORTED or locale == row.locale:
                 return {"title": _("This team entry no longer exists.")}
             errors = modals.translation_errors(row.body, form)
         if errors:
@@ -149,7 +149,7 @@ class Teaching:
         other[locale] = {"title": form.get("title", ""), "root_cause": form.get("root_cause", ""),
                          "workarounds": _lines(form.get("workarounds", "")),
                          "dead_ends": _lines(form.get("dead_ends", ""))}
-        await self.store.edit_team_entry(row.entry_id, {**row.body, "other": other}, row.regex)
+        await self.store.edit_team_entry(workspace, row.entry_id, {**row.body, "other": other}, row.regex)
         log.info("team entry %s translated to %s by %s", row.entry_id, locale, user)
         self.team.forget(workspace)
         return {}
@@ -175,11 +175,16 @@ class Teaching:
             entry_id, do = str(data["entry"]), str(data["do"])
         except (ValueError, TypeError, KeyError):
             return
-        row = await self.store.team_entry(entry_id)
-        if do not in (*modals.REVIEW_ACTIONS, modals.TRANSLATE) or row is None or row.workspace != workspace:
+        if do not in (*modals.REVIEW_ACTIONS, modals.TRANSLATE):
             return
+        row = await self.store.team_entry(workspace, entry_id)  # never another workspace's, whatever the id says
         conversation = await self.conversations.open(workspace, user, via)
         locale = conversation.locale
+        if row is None:
+            with conversation.speaking():
+                view = modals.notice_modal(_("Team entries"), labels.not_here())
+            await self.outlet.send(Plan([OpenView(trigger_id, view)]), via)
+            return
         if do == modals.TRANSLATE:  # anyone may add their language to an entry written in the other one
             if locale != row.locale:
                 with conversation.speaking():
@@ -200,7 +205,7 @@ class Teaching:
                 view = modals.teach_modal(row.example, form_of(row), meta, editing=True)
             await self.outlet.send(Plan([OpenView(trigger_id, view)]), via)
             return
-        await self.store.set_team_status(entry_id, "verified" if do == "verify" else "retired", user)
+        await self.store.set_team_status(workspace, entry_id, "verified" if do == "verify" else "retired", user)
         log.info("team entry %s %s by %s", entry_id, "verified" if do == "verify" else "retired", user)
         self.team.forget(workspace)
         if self.home is not None:

@@ -74,7 +74,7 @@ class TeamKnowledge:
         self.corpus = Corpus(fixtures)
         self._loaded: dict[str, _Loaded] = {}
         self._locks: dict[str, asyncio.Lock] = {}
-        self._by_id: dict[str, Entry] = {}
+        self._by_id: dict[str, tuple[str, Entry]] = {}  # entry id → (its workspace, the entry)
 
     async def find(self, workspace: str, paste: str) -> list[Match]:
         """The best regex hit among ``workspace``'s team entries (none: [])."""
@@ -83,19 +83,25 @@ class TeamKnowledge:
             return []
         return loaded.matcher.regex_hits(normalize(paste[-MAX_PASTE_CHARS:]))[:1]
 
-    def entry(self, entry_id: str) -> Entry | None:
-        """A team entry loaded in this process (by a paste in its workspace, or ``fetch``)."""
-        return self._by_id.get(entry_id)
+    def entry(self, entry_id: str, workspace: str | None) -> Entry | None:
+        """``workspace``'s team entry as loaded in this process (by a paste in its workspace, or ``fetch``);
+        None for another workspace's."""
+        found = self._by_id.get(entry_id)
+        return found[1] if found is not None and found[0] == workspace else None
 
-    async def fetch(self, entry_id: str) -> Entry | None:
-        """A team entry still answering, as the store has it now (None: unknown or retired)."""
+    async def fetch(self, workspace: str, entry_id: str) -> Entry | None:
+        """``workspace``'s team entry still answering, as the store has it now (None: unknown, retired, or
+        another workspace's)."""
         if not is_team_id(entry_id):
             return None
-        row = await self.store.team_entry(entry_id)
+        row = await self.store.team_entry(workspace, entry_id)
         if row is None or row.status == "retired":
-            self._by_id.pop(entry_id, None)
+            cached = self._by_id.get(entry_id)
+            if cached is not None and cached[0] == workspace:
+                del self._by_id[entry_id]
             return None
-        self._by_id[entry_id] = entry = entry_of(row)
+        entry = entry_of(row)
+        self._by_id[entry_id] = (workspace, entry)
         return entry
 
     async def entries(self, workspace: str) -> list[TeamEntry]:
@@ -127,7 +133,7 @@ class TeamKnowledge:
         old = self._loaded.get(workspace)
         for gone in set(old.entries if old else ()) - set(entries):
             self._by_id.pop(gone, None)
-        self._by_id.update(entries)
+        self._by_id.update({entry_id: (workspace, entry) for entry_id, entry in entries.items()})
         try:
             matcher = Matcher(entries) if entries else None
         except Exception:  # a stored regex RE2 refuses (checked on submit, so only a hand-edited row)

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from bot import i18n, metrics
 from bot.i18n import _
 from bot.render import blocks
+from bot.service import refusals
 from bot.service.conversation import Conversations
 from bot.service.incoming import Click
 from bot.service.knowledge import Knowledge
@@ -68,7 +69,8 @@ class Voting:
         outcome = await self.queue.submit(VoteEvent(click.workspace, click.user, click.at, button=direction,
                                                     channel=click.channel, ts=click.ts, entry_id=entry_id,
                                                     workaround=index))
-        if outcome.tally is None:
+        if outcome.tally is None:  # nothing this workspace may vote on: retired, another workspace's, made up
+            await refusals.not_here(self.conversations, self.outlet, click.workspace, click.user, via)
             return
         metrics.VOTES.labels("button", str(bool(outcome.changed)).lower()).inc()
         if outcome.changed:
@@ -89,6 +91,7 @@ class Voting:
         outcome = await self.queue.submit(VoteEvent(click.workspace, click.user, click.at, button=-1,
                                                     entry_id=entry_id, workaround=None))
         if outcome.tally is None:
+            await refusals.not_here(self.conversations, self.outlet, click.workspace, click.user, via)
             return
         async with self.conversations.speaking(click.workspace, click.user, via):
             note = blocks.notice(_("Thanks: noted that this is not the error you have. Try {search}.").format(
@@ -110,7 +113,7 @@ class Voting:
             return None, None
         posted, index = found.posted, found.posted.workaround
         with i18n.use_locale(posted.locale):
-            entry = await self.knowledge.card(posted.entry_id, found.feedback)
+            entry = await self.knowledge.card(posted.entry_id, found.feedback, workspace)
             workaround = entry.workaround(index) if entry else None
             if entry is None or workaround is None:
                 return None, None

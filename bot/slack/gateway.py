@@ -222,6 +222,16 @@ class Gateway:
             return set()
         return {str(u) for u in response.get("users") or ()}
 
+    async def channel_creator(self, channel: str, via: Via) -> str | None:
+        client = via.client or self.client
+        try:
+            response = await self._call(client, "conversations_info", None, channel=channel)
+        except CallFailed as exc:
+            log.warning("conversations.info for %s failed (%s); its creator is not known", channel, exc.reason)
+            return None
+        creator = (response.get("channel") or {}).get("creator")
+        return str(creator) if isinstance(creator, str) and creator else None
+
     # --- one call ---------------------------------------------------------------------------
 
     def _tidy(self, now: float) -> None:

@@ -13,6 +13,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.kb.feedback import Tally
+from bot.kb.team_entry import is_team_id, team_domain
 from bot.store.engine import insert
 from bot.store.models import (
     CHANNEL_MODES,
@@ -57,12 +58,14 @@ async def remember_messages(conn: AsyncConnection, rows: Sequence[PostedRow], no
 def remembered(rows: Sequence[PostedRow], targets: Iterable[Sequence[Any]], now: float
                ) -> tuple[list[dict[str, Any]], list[PostedRow]]:
     """The ``REMEMBER`` values of the posted messages whose target is live among ``targets`` ((id, entry id,
-    kind, position) rows), and the messages whose entry or workaround is unknown."""
+    kind, position) rows), and the messages whose entry or workaround is unknown (or another workspace's)."""
     live = {(entry_id, None if kind == DIAGNOSIS else position): target
             for target, entry_id, kind, position in targets if kind == DIAGNOSIS or position is not None}
     values, unknown = [], []
     for r in rows:
         target = live.get((r.entry_id, r.workaround))
+        if is_team_id(r.entry_id) and r.entry_id.split("/", 1)[0] != team_domain(r.workspace):
+            target = None  # another workspace's team entry: never one of this workspace's messages' targets
         if target is None:
             unknown.append(r)
         else:

@@ -1,6 +1,12 @@
 """The store: one object the CLI, the service and the Slack adapter share.
 
 Each method is one transaction; the SQL lives in the modules it delegates to.
+
+One workspace never sees another's data, and that is this API's job, not each caller's: every read and
+write of team entries, suggested fixes, votes, unknown errors, channel and user settings and stats takes
+the workspace of the request and its queries filter on it. Another workspace's team entry is not found
+(None), its suggested fixes and their numbers are not there, and a vote naming either changes nothing.
+Only the operator's calls (the CLI) pass ``workspace=None`` where a method allows it, to read them all.
 """
 
 from __future__ import annotations
@@ -17,7 +23,8 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.kb.entry import Entry
-from bot.kb.feedback import EntryFeedback, Suggested, Tally
+from bot.kb.feedback import EntryFeedback, Suggested, Tally, is_suggested
+from bot.kb.team_entry import is_team_id
 from bot.store import batch as batch_writes
 from bot.store import decisions, integrity, retention, slack_state, stats, sync, team, team_entries, team_fixes, votes
 from bot.store.engine import WRITE_OPTION, Database, unavailable
@@ -45,11 +52,23 @@ log = logging.getLogger(__name__)
 
 
 async def _feedback(conn: AsyncConnection, entry_ids: list[str], workspace: str | None) -> dict[str, EntryFeedback]:
-    live = await votes.feedback(conn, entry_ids)
+    """Votes per entry; with ``workspace``, as that workspace may see them: its own suggested fixes (no other
+    workspace's fix numbers), and nothing of another workspace's team entry (an empty ``EntryFeedback``)."""
     if workspace is None:
-        return live
-    mine = await team_fixes.suggested(conn, workspace, entry_ids)
-    return {i: replace(f, suggested=mine[i]) if i in mine else f for i, f in live.items()}
+        return await votes.feedback(conn, entry_ids)
+    theirs = await team_entries.foreign(conn, workspace, [i for i in entry_ids if is_team_id(i)])
+    live = await votes.feedback(conn, [i for i in entry_ids if i not in theirs])
+    mine = await team_fixes.suggested(conn, workspace, [i for i in entry_ids if i not in theirs])
+    found = {}
+    for entry_id in entry_ids:
+        if entry_id in theirs:
+            found[entry_id] = EntryFeedback()
+            continue
+        f, suggested = live[entry_id], mine.get(entry_id, ())
+        shown = {s.index for s in suggested}
+        found[entry_id] = replace(f, suggested=suggested, workarounds={
+            i: t for i, t in f.workarounds.items() if not is_suggested(i) or i in shown})
+    return found
 
 
 class Store:
@@ -179,19 +198,22 @@ class Store:
         return await self._db.write(partial(team_entries.add, workspace=workspace, author=author, locale=locale,
                                             body=body, regex=regex, example=example, now=self.clock()))
 
-    async def edit_team_entry(self, entry_id: str, body: dict[str, Any], regex: str, example: str | None = None,
-                              editor: str | None = None) -> TeamEntry | None:
-        """Replace a team entry's texts and regex (votes on kept workarounds stay); None when there is none."""
-        return await self._db.write(partial(team_entries.edit, entry_id=entry_id, body=body, regex=regex,
-                                            example=example, now=self.clock(), editor=editor))
+    async def edit_team_entry(self, workspace: str, entry_id: str, body: dict[str, Any], regex: str,
+                              example: str | None = None, editor: str | None = None) -> TeamEntry | None:
+        """Replace ``workspace``'s team entry's texts and regex (votes on kept workarounds stay); None when it
+        has none by that id (another workspace's is not found)."""
+        return await self._db.write(partial(team_entries.edit, workspace=workspace, entry_id=entry_id, body=body,
+                                            regex=regex, example=example, now=self.clock(), editor=editor))
 
-    async def set_team_status(self, entry_id: str, status: str, reviewer: str | None) -> TeamEntry | None:
-        """``live``, ``verified`` or ``retired`` (stops answering); None when there is no such team entry."""
-        return await self._db.write(partial(team_entries.set_status, entry_id=entry_id, status=status,
-                                            reviewer=reviewer, now=self.clock()))
+    async def set_team_status(self, workspace: str, entry_id: str, status: str,
+                              reviewer: str | None) -> TeamEntry | None:
+        """``live``, ``verified`` or ``retired`` (stops answering); None when ``workspace`` has no such team entry."""
+        return await self._db.write(partial(team_entries.set_status, workspace=workspace, entry_id=entry_id,
+                                            status=status, reviewer=reviewer, now=self.clock()))
 
-    async def team_entry(self, entry_id: str) -> TeamEntry | None:
-        return await self._db.read(partial(team_entries.get, entry_id=entry_id))
+    async def team_entry(self, workspace: str, entry_id: str) -> TeamEntry | None:
+        """``workspace``'s team entry ``entry_id``; None when there is none (another workspace's is not found)."""
+        return await self._db.read(partial(team_entries.get, workspace=workspace, entry_id=entry_id))
 
     async def team_entries(self, workspace: str | None,
                            statuses: tuple[str, ...] = team_entries.ANSWERING) -> list[TeamEntry]:
@@ -206,7 +228,8 @@ class Store:
 
     async def suggest_fix(self, workspace: str, entry_id: str, author: str, locale: str, text: str,
                           text_other: str | None = None) -> Suggested | None:
-        """Add ``author``'s fix to ``entry_id``'s workarounds in ``workspace``; None when the entry is not live."""
+        """Add ``author``'s fix to ``entry_id``'s workarounds in ``workspace``; None when the entry is not live (or
+        is another workspace's team entry)."""
         return await self._db.write(partial(team_fixes.add, workspace=workspace, entry_id=entry_id, author=author,
                                             locale=locale, text=text, text_other=text_other, now=self.clock()))
 

@@ -3,15 +3,19 @@
 Adding or editing a team entry writes its seed form (``bot.kb.team_entry.team_raw``) to ``entries`` in
 the same transaction (``bot.store.sync.put_entry``), so votes on its workarounds work as on any KB
 entry; retiring it retires that entry too. ``errkb seed`` leaves team entries alone.
+
+Every read and write of one entry names the workspace asking: another workspace's entry is simply not
+found (its id says whose it is, but ids are sequential, so an id alone is never trusted).
 """
 
 from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import bindparam, delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.kb.team_entry import clean_body, team_entry, team_entry_id
@@ -35,9 +39,21 @@ def _dump(body: dict[str, Any]) -> str:
     return json.dumps(clean_body(body), ensure_ascii=False, sort_keys=True)
 
 
-async def get(conn: AsyncConnection, entry_id: str) -> TeamEntry | None:
-    row = (await conn.execute(select(*_COLUMNS).where(_T.c.entry_id == entry_id))).first()
+async def get(conn: AsyncConnection, workspace: str, entry_id: str) -> TeamEntry | None:
+    """``workspace``'s team entry ``entry_id``; None when there is none, or it is another workspace's."""
+    row = (await conn.execute(select(*_COLUMNS).where(_T.c.entry_id == entry_id, _T.c.workspace == workspace))).first()
     return None if row is None else _view(row)
+
+
+_FOREIGN = select(_T.c.entry_id).where(_T.c.entry_id.in_(bindparam("ids", expanding=True)),
+                                       _T.c.workspace != bindparam("w"))
+
+
+async def foreign(conn: AsyncConnection, workspace: str, entry_ids: Sequence[str]) -> set[str]:
+    """Which of ``entry_ids`` are other workspaces' team entries (``workspace`` cannot see, vote on or add to them)."""
+    if not entry_ids:
+        return set()
+    return set((await conn.execute(_FOREIGN, {"ids": sorted(set(entry_ids)), "w": workspace})).scalars())
 
 
 async def add(conn: AsyncConnection, workspace: str, author: str, locale: str, body: dict[str, Any], regex: str,
@@ -53,15 +69,16 @@ async def add(conn: AsyncConnection, workspace: str, author: str, locale: str, b
     await put_entry(conn, team_entry(entry_id, locale, body, regex, author=author), now)
     await conn.execute(delete(UnknownErrorRow).where(UnknownErrorRow.workspace == workspace,
                                                      UnknownErrorRow.shape == example[:300]))
-    found = await get(conn, entry_id)
+    found = await get(conn, workspace, entry_id)
     assert found is not None
     return found
 
 
-async def edit(conn: AsyncConnection, entry_id: str, body: dict[str, Any], regex: str, example: str | None,
-               now: float, editor: str | None = None) -> TeamEntry | None:
-    """New texts and regex for a team entry (``editor``: the reviewer who edited it); None if there is none."""
-    found = await get(conn, entry_id)
+async def edit(conn: AsyncConnection, workspace: str, entry_id: str, body: dict[str, Any], regex: str,
+               example: str | None, now: float, editor: str | None = None) -> TeamEntry | None:
+    """New texts and regex for ``workspace``'s team entry (``editor``: the reviewer who edited it); None if it
+    has none by that id."""
+    found = await get(conn, workspace, entry_id)
     if found is None:
         return None
     values: dict[str, Any] = {"body": _dump(body), "regex": regex, "updated_at": max(now, found.updated_at + 1e-6)}
@@ -69,25 +86,28 @@ async def edit(conn: AsyncConnection, entry_id: str, body: dict[str, Any], regex
         values["example"] = example[:300]
     if editor is not None:
         values["reviewer"] = editor
-    await conn.execute(update(TeamEntryRow).where(TeamEntryRow.entry_id == entry_id).values(**values))
+    await conn.execute(update(TeamEntryRow).where(TeamEntryRow.entry_id == entry_id,
+                                                  TeamEntryRow.workspace == workspace).values(**values))
     await put_entry(conn, team_entry(entry_id, found.locale, body, regex, found.status, found.author), now,
                     retired=found.status == "retired")
-    return await get(conn, entry_id)
+    return await get(conn, workspace, entry_id)
 
 
-async def set_status(conn: AsyncConnection, entry_id: str, status: str, reviewer: str | None,
+async def set_status(conn: AsyncConnection, workspace: str, entry_id: str, status: str, reviewer: str | None,
                      now: float) -> TeamEntry | None:
-    """Mark a team entry live, verified or retired (a retired one stops answering and taking votes)."""
+    """Mark ``workspace``'s team entry live, verified or retired (a retired one stops answering and taking votes);
+    None if it has none by that id."""
     if status not in STATUSES:
         raise ValueError(f"a team entry's status is one of {', '.join(STATUSES)}, got {status!r}")
-    found = await get(conn, entry_id)
+    found = await get(conn, workspace, entry_id)
     if found is None:
         return None
-    await conn.execute(update(TeamEntryRow).where(TeamEntryRow.entry_id == entry_id).values(
+    await conn.execute(update(TeamEntryRow).where(TeamEntryRow.entry_id == entry_id,
+                                                  TeamEntryRow.workspace == workspace).values(
         status=status, reviewer=reviewer, updated_at=max(now, found.updated_at + 1e-6)))
     await put_entry(conn, team_entry(entry_id, found.locale, found.body, found.regex, status, found.author), now,
                     retired=status == "retired")
-    return await get(conn, entry_id)
+    return await get(conn, workspace, entry_id)
 
 
 async def listed(conn: AsyncConnection, workspace: str | None, statuses: tuple[str, ...]) -> list[TeamEntry]:

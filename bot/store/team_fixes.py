@@ -24,7 +24,7 @@ from bot.kb.feedback import (
     suggested_key,
 )
 from bot.store import identity
-from bot.store.models import WORKAROUND, EntryRow, Target, TeamFixRow
+from bot.store.models import WORKAROUND, EntryRow, Target, TeamEntryRow, TeamFixRow
 
 KEY_PREFIX = SUGGESTED_KEY_PREFIX
 LIVE, VERIFIED, RETIRED = "live", "verified", "retired"
@@ -48,10 +48,15 @@ def key_of(fix_id: int) -> str:
 
 async def add(conn: AsyncConnection, workspace: str, entry_id: str, author: str, locale: str, text: str,
               text_other: str | None, now: float) -> Suggested | None:
-    """Store a fix for ``entry_id`` in ``workspace``; None when that entry is not (or no longer) live."""
+    """Store a fix for ``entry_id`` in ``workspace``; None when that entry is not (or no longer) live, or is
+    another workspace's team entry."""
     live = (await conn.execute(select(EntryRow.id).where(EntryRow.id == entry_id,
                                                          EntryRow.retired_at.is_(None)))).first()
     if live is None:
+        return None
+    theirs = (await conn.execute(select(TeamEntryRow.id).where(TeamEntryRow.entry_id == entry_id,
+                                                               TeamEntryRow.workspace != workspace))).first()
+    if theirs is not None:
         return None
     fix_id = (await conn.execute(_F.insert().values(
         workspace=workspace, entry_id=entry_id, author=author, locale=locale, text=text, text_other=text_other,
@@ -61,6 +66,15 @@ async def add(conn: AsyncConnection, workspace: str, entry_id: str, author: str,
         entry_id=entry_id, kind=WORKAROUND, key=key_of(fix_id), position=suggested_index(fix_id),
         text=identity_text, text_hash=identity.text_hash(identity_text), prior=SUGGESTED_PRIOR, up=0, down=0))
     return Suggested(suggested_index(fix_id), author, locale, text, text_other)
+
+
+async def owners(conn: AsyncConnection, indexes: Sequence[int]) -> dict[int, str]:
+    """The workspace of each suggestion among ``indexes`` (vote indexes) that exists."""
+    ids = sorted({i - SUGGESTED_BASE for i in indexes if i >= SUGGESTED_BASE})
+    if not ids:
+        return {}
+    rows = await conn.execute(select(_F.c.id, _F.c.workspace).where(_F.c.id.in_(ids)))
+    return {suggested_index(row.id): row.workspace for row in rows}
 
 
 async def suggested(conn: AsyncConnection, workspace: str,

@@ -22,10 +22,13 @@ from bot.kb.feedback import (
     apply_event,
     choose_button,
     confirmed_at,
+    is_suggested,
     token_polarity,
     vote_of,
 )
-from bot.store.models import DIAGNOSIS, WORKAROUND, EntryRow, PostedMessageRow, Target, Vote
+from bot.kb.team_entry import is_team_id
+from bot.store import team_fixes
+from bot.store.models import DIAGNOSIS, WORKAROUND, EntryRow, PostedMessageRow, Target, TeamEntryRow, Vote
 from bot.store.records import PostedMessage, VoteEvent, VoteOutcome
 
 Change = Callable[[Ledger], dict[str, Mark]]
@@ -96,6 +99,25 @@ def _posted_of(row: Any) -> PostedMessage | None:
     return PostedMessage(row.entry_id, workaround, row.locale, row.thread_ts, row.ts)
 
 
+async def _visibility(conn: AsyncConnection, events: Sequence[VoteEvent]) -> Callable[[VoteEvent], bool]:
+    """Whether an event's workspace may vote on the entry and workaround it names: a team entry, and a
+    suggested fix, belong to the workspace that wrote them; the KB's entries and fixes to everyone."""
+    team_ids = sorted({e.entry_id for e in events if e.entry_id and is_team_id(e.entry_id)})
+    entry_owner: dict[str, str] = {}
+    if team_ids:
+        rows = await conn.execute(select(TeamEntryRow.entry_id, TeamEntryRow.workspace)
+                                  .where(TeamEntryRow.entry_id.in_(team_ids)))
+        entry_owner = {row.entry_id: row.workspace for row in rows}
+    fix_owner = await team_fixes.owners(conn, [e.workaround for e in events if e.workaround is not None])
+
+    def visible(e: VoteEvent) -> bool:
+        if entry_owner.get(e.entry_id or "", e.workspace) != e.workspace:
+            return False
+        return e.workaround is None or not is_suggested(e.workaround) or fix_owner.get(e.workaround) == e.workspace
+
+    return visible
+
+
 async def apply_batch(conn: AsyncConnection, events: Sequence[VoteEvent]) -> list[VoteOutcome]:
     """Apply vote events in order, in one transaction: vote rows and counters move together.
 
@@ -113,14 +135,16 @@ async def apply_batch(conn: AsyncConnection, events: Sequence[VoteEvent]) -> lis
         for row in await conn.execute(_TARGETS, {"eids": wanted}):
             if row.kind == DIAGNOSIS or row.position is not None:
                 by_position[(row.entry_id, None if row.kind == DIAGNOSIS else row.position)] = row.id
+    visible = await _visibility(conn, events)
     plans: list[tuple[PostedMessage | None, int | None, str | None, Change | None]] = []
     for e in events:
         message, target = posted.get((e.workspace, e.channel or "", e.ts or ""), (None, None))
         entry_id = message.entry_id if message is not None else None
         if message is not None and (not e.button or message.workaround is not None):
             pass  # a reaction, or a button on a workaround message: the target the message shows
-        elif e.button or e.ts is None:  # a button elsewhere, or a vote named by entry: what it names
-            entry_id, target = e.entry_id, by_position.get((e.entry_id or "", e.workaround))
+        elif e.button or e.ts is None:  # a button elsewhere, or a vote named by entry: what it names, if the
+            # voter's workspace may see it (never another workspace's team entry or suggested fix)
+            entry_id, target = e.entry_id, by_position.get((e.entry_id or "", e.workaround)) if visible(e) else None
         else:  # a reaction on a message that is not ours (or no longer votes on anything)
             target = None
         if e.button:

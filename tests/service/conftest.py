@@ -26,6 +26,9 @@ class RecordingOutlet:
         self.locales: dict[str, str] = {}
         self.roots: dict[tuple[str, str], Fetched] = {}
         self.refuse: set[str] = set()  # channels where every post fails for good
+        self.admins: set[str] = set()  # workspace admins and owners
+        self.groups: dict[str, set[str]] = {}  # user group → members
+        self.creators: dict[str, str] = {}  # channel → the user who created it
         self._ts = 0
 
     async def send(self, plan: Plan, via: Via, on_sent: Callable[[Sent], None] | None = None) -> Report:
@@ -57,6 +60,15 @@ class RecordingOutlet:
 
     async def user_locale(self, user: str, via: Via) -> str | None:
         return self.locales.get(user, "en-US")
+
+    async def is_admin(self, user: str, via: Via) -> bool:
+        return user in self.admins
+
+    async def group_members(self, group: str, via: Via) -> set[str]:
+        return set(self.groups.get(group, ()))
+
+    async def channel_creator(self, channel: str, via: Via) -> str | None:
+        return self.creators.get(channel)
 
     def via_for(self, workspace: str) -> Via:
         return Via(None)

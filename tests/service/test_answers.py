@@ -45,6 +45,7 @@ async def test_a_channel_setting_changed_here_applies_at_once(errkb):
     await errkb.service.answers.message(paste(ts="1.2"), Via(None))  # elsewhere: this process trusts its cache for seconds
     from bot.service.incoming import Command
 
+    errkb.outlet.creators["C1"] = "U1"  # the channel's creator may change its mode
     await errkb.service.commands.command(Command("T1", "U1", "C1", "channel off", "k1"), Via(None, respond=_ignore))
     await errkb.service.answers.message(paste(ts="1.3"), Via(None))
     await settled(errkb)

@@ -48,7 +48,7 @@ async def test_an_entry_added_on_one_replica_answers_the_next_paste_on_the_other
         [row] = await a.store.team_entries("T1")
         assert await b.store.team_entries("T2") == []  # it belongs to its workspace
 
-        await a.store.set_team_status(row.entry_id, "retired", "U9")  # retired on a: b stops answering
+        await a.store.set_team_status("T1", row.entry_id, "retired", "U9")  # retired on a: b stops answering
         await asyncio.sleep(2.5)
         await b.service.answers.message(paste(PASTE, thread="1700000000.999999", ts="1700000001.000000"), Via(None))
         await asyncio.sleep(0.3)

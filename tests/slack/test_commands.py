@@ -62,9 +62,31 @@ class TestSubcommands:
 
     @pytest.mark.parametrize("mode", ["auto", "mention", "off"])
     async def test_channel_sets_the_mode_of_that_channel(self, harness, mode):
+        harness.slack.creators[(p.TEAM, "C0OTHER")] = "U_EN"  # conversations.info: U_EN created it
         await command(harness, f"channel {mode}", channel="C0OTHER")
         assert await harness.store.channel_mode(p.TEAM, "C0OTHER") == mode
         assert await harness.store.channel_mode(p.TEAM, p.CHANNEL) == "auto"
+
+    async def test_only_the_channels_creator_an_admin_or_a_reviewer_changes_its_settings(self, harness):
+        harness.slack.creators[(p.TEAM, p.CHANNEL)] = "U_CN"
+        for sub in ("channel off", "channel bots on"):
+            [refused] = await command(harness, sub, user="U_EN")  # a member: told who can, privately
+            assert "Only this channel's creator, a workspace admin or a reviewer" in refused.text_of_blocks
+        assert await harness.store.channel_mode(p.TEAM, p.CHANNEL) == "auto"
+        assert not await harness.store.channel_bots(p.TEAM, p.CHANNEL)
+        harness.slack.locales["U_ZH"] = "zh-CN"  # told in their language
+        assert "只有本频道的创建者" in (await command(harness, "channel off", user="U_ZH"))[0].text_of_blocks
+
+        await command(harness, "channel mention", user="U_CN")  # its creator
+        assert await harness.store.channel_mode(p.TEAM, p.CHANNEL) == "mention"
+        harness.slack.admins.add("U_ADMIN")
+        await command(harness, "channel off", user="U_ADMIN")  # a workspace admin
+        assert await harness.store.channel_mode(p.TEAM, p.CHANNEL) == "off"
+        harness.slack.groups["S0REVIEW"] = {"U_JA"}  # ERRKB_REVIEWERS=S0REVIEW
+        harness.bot.service.teaching.reviewers = ("S0REVIEW",)
+        await command(harness, "channel bots on", user="U_JA")  # a reviewer
+        assert await harness.store.channel_bots(p.TEAM, p.CHANNEL)
+        assert "/errkb channel auto|mention|off" in (await command(harness, "channel loud"))[0].text_of_blocks
 
     async def test_channel_with_a_bad_mode_shows_its_usage(self, harness):
         answer = (await command(harness, "channel loud"))[0]

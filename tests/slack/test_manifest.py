@@ -22,7 +22,7 @@ def items_under(key: str) -> set[str]:
 def test_every_scope_the_bot_needs():
     assert items_under("bot") == {
         "app_mentions:read", "channels:history", "groups:history", "im:history", "mpim:history", "chat:write",
-        "commands", "files:read", "reactions:read", "users:read", "usergroups:read"}
+        "commands", "files:read", "reactions:read", "users:read", "usergroups:read", "channels:read", "groups:read"}
 
 
 def listened_events() -> set[str]:

@@ -116,12 +116,12 @@ async def test_reviewers_verify_edit_and_retire_others_are_refused(harness):
     await click(harness, modals.ACTION_REVIEW, None, option=menu("verify"), user="U_EN")
     [refusal] = await harness.slack.wait_for("views.open")
     assert "Only reviewers can" in refusal.text_of_blocks
-    assert (await harness.store.team_entry(row.entry_id)).status == "live"
+    assert (await harness.store.team_entry(p.TEAM, row.entry_id)).status == "live"
 
     harness.slack.groups["S0REVIEW"] = {"U_EN"}  # ERRKB_REVIEWERS=S0REVIEW
     harness.bot.service.teaching.reviewers = ("S0REVIEW",)
     await click(harness, modals.ACTION_REVIEW, None, option=menu("verify"), user="U_EN")
-    await eventually(lambda: harness.store.team_entry(row.entry_id), lambda r: r.status == "verified")
+    await eventually(lambda: harness.store.team_entry(p.TEAM, row.entry_id), lambda r: r.status == "verified")
     assert harness.slack.calls_to("usergroups.users.list")
 
     harness.slack.admins.add("U_ADMIN")  # an admin per users.info; the edit modal speaks the author's language
@@ -153,7 +153,7 @@ async def test_reviewers_verify_edit_and_retire_others_are_refused(harness):
     assert "shard refused" in again.answer.text_of_blocks and "untranslated" not in again.answer.text_of_blocks
     assert (await harness.store.feedback([row.entry_id]))[row.entry_id].workarounds[0].up == 1  # the vote stayed
     await click(harness, modals.ACTION_REVIEW, None, option=menu("retire"), user="U_ADMIN")
-    await eventually(lambda: harness.store.team_entry(row.entry_id), lambda r: r.status == "retired")
+    await eventually(lambda: harness.store.team_entry(p.TEAM, row.entry_id), lambda r: r.status == "retired")
     before = len(harness.slack.calls_to("chat.postMessage"))
     assert (await harness.send.event(p.message(unknown_paste(6)))).status == 200
     await eventually(lambda: harness.store.unknown_errors(p.TEAM), lambda rows: rows and rows[0].count >= 1)

@@ -77,6 +77,12 @@ async def test_an_edit_counts_once_and_chat_not_at_all(harness):
 async def test_unknown_off_forgets_and_stops_keeping_them_and_on_resumes(harness):
     assert (await harness.send.event(p.message(unknown_paste(1)))).status == 200
     await eventually(lambda: harness.store.unknown_errors(p.TEAM))
+    for sub in ("unknown off", "unknown on"):  # a member: told who can; nothing forgotten or switched
+        [refused] = await command(harness, sub)
+        assert "Only a workspace admin or a reviewer" in refused.text_of_blocks
+    assert [r.shape for r in await harness.store.unknown_errors(p.TEAM)] == [SHAPE]
+    assert await harness.store.remembers_unknown(p.TEAM)
+    harness.slack.admins.update({"U_EN", "U_CN"})  # workspace admins (users.info)
     [answer] = await command(harness, "unknown off")
     assert "no longer keep" in json.dumps(answer.args)
     assert await harness.store.unknown_errors(p.TEAM) == []

@@ -21,31 +21,31 @@ async def test_an_added_entry_gets_a_valid_id_per_workspace_and_is_listed(store,
     assert validate_entry(team_raw(a.entry_id, a.locale, a.body, a.regex), "team") == []
     assert [e.entry_id for e in await store.team_entries("T0ABC")] == [a.entry_id]
     assert len(await store.team_entries(None)) == 2
-    assert await store.team_entry(b.entry_id) == b
+    assert await store.team_entry("T0XYZ", b.entry_id) == b
 
 
 async def test_the_version_moves_on_every_change_and_retired_ones_stop_being_listed(store, clock):
     assert (await store.team_version("T1")).count == 0
     made = await store.add_team_entry("T1", "U1", "en", BODY, REGEX, "ex")
     v1 = await store.team_version("T1")
-    edited = await store.edit_team_entry(made.entry_id, {**BODY, "title": "FooError: stuck widget"}, REGEX,
+    edited = await store.edit_team_entry("T1", made.entry_id, {**BODY, "title": "FooError: stuck widget"}, REGEX,
                                          editor="U9")
     assert edited.body["title"] == "FooError: stuck widget" and edited.reviewer == "U9"
     v2 = await store.team_version("T1")
     assert v2 != v1  # same clock, still a new version
-    verified = await store.set_team_status(made.entry_id, "verified", "U9")
+    verified = await store.set_team_status("T1", made.entry_id, "verified", "U9")
     assert verified.status == "verified" and await store.team_version("T1") != v2
-    await store.set_team_status(made.entry_id, "retired", "U9")
+    await store.set_team_status("T1", made.entry_id, "retired", "U9")
     assert await store.team_entries("T1") == []
     assert [e.status for e in await store.team_entries("T1", ("retired",))] == ["retired"]
-    assert await store.set_team_status("team-t1/999", "verified", "U9") is None
+    assert await store.set_team_status("T1", "team-t1/999", "verified", "U9") is None
 
 
 async def test_votes_work_on_its_workarounds_and_survive_an_edit_and_seeding(store, make_kb, nccl):
     await store.sync_entries(make_kb(nccl))
     made = await store.add_team_entry("T1", "U1", "en", BODY, REGEX, "ex")
     await store.record_button("T1", "U2", made.entry_id, 1, 1, 1.0)
-    await store.edit_team_entry(made.entry_id, {**BODY, "workarounds": ["Restart the widget daemon."]}, REGEX)
+    await store.edit_team_entry("T1", made.entry_id, {**BODY, "workarounds": ["Restart the widget daemon."]}, REGEX)
     report = await store.sync_entries(make_kb(nccl))  # the seeds do not hold team entries: not retired
     assert made.entry_id not in report.retired
     live = (await store.feedback([made.entry_id]))[made.entry_id]
@@ -58,5 +58,5 @@ async def test_deleting_a_workspace_removes_its_team_entries_and_fixes_only(stor
     await store.record_button("T1", "U2", mine.entry_id, 0, 1, 1.0)
     removed: Removed = await store.delete_workspace("T1")
     assert removed.rows["team_entries"] == 1 and removed.rows["votes"] == 1
-    assert await store.team_entry(mine.entry_id) is None and await store.team_entry(theirs.entry_id) is not None
+    assert await store.team_entry("T1", mine.entry_id) is None and await store.team_entry("T2", theirs.entry_id) is not None
     assert await store.check() == []

@@ -83,6 +83,8 @@ class FakeSlack:
         self.views: dict[str, dict[str, Any]] = {}  # modals opened (views.open) and as last updated
         self.admins: set[str] = set()  # users.info says is_admin for these
         self.groups: dict[str, set[str]] = {}  # user group id → members (usergroups.users.list)
+        # (team, channel) → the user who created it (conversations.info); any other channel is not found there
+        self.creators: dict[tuple[str, str], str] = {}
         self.faults: list[Fault] = []
         self._ts = itertools.count(1)
         self._runner: web.AppRunner | None = None
@@ -315,6 +317,12 @@ class FakeSlack:
                 return {"ok": False, "error": "not_found"}
             self.views[view_id] = args.get("view") or {}
             return {"ok": True, "view": {"id": view_id, **self.views[view_id]}}
+        if method == "conversations.info":
+            channel = str(args.get("channel"))
+            creator = self.creators.get((team, channel))
+            if creator is None:
+                return {"ok": False, "error": "channel_not_found"}
+            return {"ok": True, "channel": {"id": channel, "is_channel": True, "creator": creator}}
         if method == "usergroups.users.list":
             group = self.groups.get(str(args.get("usergroup")))
             return {"ok": True, "users": sorted(group)} if group is not None else {"ok": False, "error": "no_such_subteam"}
