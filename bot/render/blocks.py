@@ -306,7 +306,7 @@ def help_lines() -> list[tuple[str, str]]:
         ("/errkb search <words>", _("find entries, in English or Chinese")),
         ("/errkb show <id>", _("one entry with its live success rates")),
         ("/errkb <pasted error>", _("diagnose a paste privately")),
-        ("/errkb locale en|zh|auto", _("your language (auto follows your Slack language)")),
+        ("/errkb locale en|zh|zh-TW|zh-HK|auto", _("your language (auto follows your Slack language)")),
         ("/errkb channel auto|mention|off", _("in this channel, answer every paste, only when @mentioned, or never "
                                               "(its creator, workspace admins and reviewers)")),
         ("/errkb channel bots on|off", _("in this channel, also answer other bots' messages (its creator, workspace "

@@ -223,7 +223,8 @@ class Answers:
             numbers.cancel()
             raise
         live = {d.entry_id: await numbers}
-        with conversation.speaking() as locale:
+        locale = conversation.locale  # the answer and its later redraws keep the reader's script
+        with conversation.speaking():
             if match is not None and match.entry_id == d.entry_id:
                 diagnosis = await self.knowledge.explain([match], record=False, live=live, workspace=d.workspace)
                 best = diagnosis.best

@@ -112,7 +112,7 @@ class Buttons:
         posted = await self.store.message_target(click.workspace, click.channel, click.ts) if click.ts else None
         shown = posted.locale if posted else await self.locales.locale_for(click.workspace, click.user, via)
         entry_id, line, score = clicked_answer(click.value)
-        with i18n.use_locale("en" if shown == "zh" else "zh"):
+        with i18n.use_locale("en" if i18n.language(shown) == "zh" else "zh"):
             entry = await self.knowledge.show(entry_id, click.workspace)
             match = (MatchCard(entry, "regex" if score is None else "fuzzy", 1.0 if score is None else float(score),
                                (0, 0), line) if line and entry is not None else None)

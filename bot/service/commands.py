@@ -90,9 +90,10 @@ class Commands:
         return [blocks.answer_message(entry, private=True)]
 
     async def _locale(self, arg: str, c: Command, _via: Via) -> list[Message]:
-        arg = arg.lower()
-        if arg not in ("auto", *i18n.SUPPORTED):
-            return [usage("/errkb locale en|zh|auto")]
+        arg = arg.strip().lower().replace("_", "-")
+        if arg not in ("auto", "en", "zh", "zh-cn", "zh-tw", "zh-hk"):
+            return [usage("/errkb locale en|zh|zh-TW|zh-HK|auto")]
+        arg = arg if arg == "auto" else i18n.negotiate(arg)
         await self.locales.set_override(c.workspace, c.user, arg)
         now = await self.locales.locale_for(c.workspace, c.user, Via(None))
         with i18n.use_locale(now):  # the answer already speaks it

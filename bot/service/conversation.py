@@ -22,13 +22,13 @@ class Conversation:
     workspace: str
     user: str | None
     via: Via
-    locale: str
+    locale: str  # as the reader reads: en, zh, zh-TW or zh-HK (i18n.READING)
 
     @contextlib.contextmanager
     def speaking(self) -> Iterator[str]:
-        """Run the block in the reader's locale."""
+        """Run the block in the reader's locale; yields the language they read the KB in (``en``/``zh``)."""
         with i18n.use_locale(self.locale):
-            yield self.locale
+            yield i18n.language(self.locale)
 
 
 class Conversations:

@@ -28,20 +28,20 @@ class Home:
     async def show(self, workspace: str, user: str, via: Via) -> None:
         """Publish ``user``'s App Home, in their language."""
         async with self.conversations.speaking(workspace, user, via) as conversation:
-            locale = conversation.locale
+            locale = i18n.language(conversation.locale)
             remembering = await self.unknowns.remembers(workspace)
             unknown = tuple(UnknownLineCard(u.shape, u.error_type, u.count, u.last_seen)
                             for u in (await self.unknowns.top(workspace) if remembering else []))
             team = tuple(TeamLineCard(r.entry_id, r.body.get("title", ""), r.author, r.status,
                                       r.locale != locale and not (r.body.get("other") or {}).get(locale))
                          for r in await self.store.team_entries(workspace))
-            view = blocks.home_view(HomeCard(await self.locales.setting(workspace, user), locale,
+            view = blocks.home_view(HomeCard(await self.locales.setting(workspace, user), conversation.locale,
                                              await self.knowledge.usage(workspace=workspace), unknown, remembering,
                                              team))
         await self.outlet.send(Plan([Publish(user, view)]), via)
 
     async def set_locale(self, workspace: str, user: str, setting: str, via: Via) -> None:
         """The language select on App Home: store the setting, then redraw the page in it."""
-        if setting in ("auto", *i18n.SUPPORTED):
+        if setting == "auto" or setting in i18n.READING:
             await self.locales.set_override(workspace, user, setting)
         await self.show(workspace, user, via)

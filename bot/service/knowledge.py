@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
-from bot.i18n import current_locale
+from bot.i18n import current_locale, fold, script
 from bot.kb import feedback
 from bot.kb.entry import GRAPH_LINKS, Entry
 from bot.kb.feedback import EntryFeedback as Feedback
@@ -131,15 +131,15 @@ class Knowledge:
 
     async def search(self, query: str, limit: int = 5, workspace: str | None = None) -> list[SearchResultCard]:
         """Entries for ``query``, in the current locale; entries this workspace (or, without one, anyone)
-        matches often rank higher."""
+        matches often rank higher. A Traditional Chinese query finds what its Simplified form finds."""
         zh = current_locale() == "zh"
         hits = await self.store.hit_counts(workspace) if self.store is not None else {}
         results = []
         # the first search loads the index, or waits for its build (seconds at 50,000 entries): not on the event loop
         index = self.kb.index if self.kb.index_loaded else await asyncio.to_thread(lambda: self.kb.index)
-        for hit in index.search(query, limit=limit, hits=hits):
+        for hit in index.search(fold(query), limit=limit, hits=hits):
             entry = self.kb.entries[hit.entry_id]
-            signature = (entry.signature_zh if zh else "") or entry.signature
+            signature = script((entry.signature_zh if zh else "") or entry.signature)
             results.append(SearchResultCard(entry.id, hit.score, signature, entry.domain, hit.reasons))
         return results
 
@@ -174,7 +174,7 @@ class Knowledge:
         written; what a reader or a team wrote (a team entry, a suggested fix) is credential-masked."""
         live = live or Feedback()
         zh = current_locale() == "zh"
-        written = mask if is_team_id(entry.id) else _as_written
+        written = _team_text if is_team_id(entry.id) else script
         # plain fields in Chinese (a team entry written in Chinese): untranslated for an English reader
         source = "zh" if entry.raw.get("locale") == "zh" else "en"
         confidence = entry.confidence
@@ -195,7 +195,7 @@ class Knowledge:
                 text, untranslated = s.text, (s.locale == "zh") != zh
             else:
                 text, untranslated = s.text_other, False
-            card = WorkaroundCard(s.index, mask(text), feedback.suggested_rate(tally), tally.up, tally.down,
+            card = WorkaroundCard(s.index, _team_text(text), feedback.suggested_rate(tally), tally.up, tally.down,
                                   untranslated, author=s.author, verified=s.verified)
             ranked.append((feedback.suggested_lower_bound(tally), -s.index, card))
         ranked.sort(key=lambda item: (item[0], item[1]), reverse=True)
@@ -241,11 +241,12 @@ class Knowledge:
 
     def _related(self, entry_id: str, zh: bool) -> RelatedCard:
         entry = self.kb.entries[entry_id]
-        return RelatedCard(entry_id, _localized(entry.signature, entry.signature_zh, zh)[0])
+        return RelatedCard(entry_id, script(_localized(entry.signature, entry.signature_zh, zh)[0]))
 
 
-def _as_written(text: str) -> str:
-    return text
+def _team_text(text: str) -> str:
+    """What a member wrote, as a reader sees it: credential-masked, in their script."""
+    return script(mask(text))
 
 
 def _localized(english: str, chinese: str | None, zh: bool, source: str = "en") -> tuple[str, bool]:

@@ -58,7 +58,7 @@ class TestSubcommands:
         assert "English" in (await command(harness, "locale en"))[0].text_of_blocks
         auto = (await command(harness, "locale auto", user="U_CN"))[0]
         assert (await harness.store.user_prefs(p.TEAM, "U_CN")).override is None and "中文" in auto.text_of_blocks
-        assert "/errkb locale en|zh|auto" in (await command(harness, "locale klingon"))[0].text_of_blocks
+        assert "/errkb locale en|zh|zh-TW|zh-HK|auto" in (await command(harness, "locale klingon"))[0].text_of_blocks
 
     @pytest.mark.parametrize("mode", ["auto", "mention", "off"])
     async def test_channel_sets_the_mode_of_that_channel(self, harness, mode):
