@@ -201,8 +201,36 @@ def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _version() -> str:
+    """The installed distribution's version (from the git tag it was built at, by setuptools-scm)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("errkb")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed)"
+
+
+def cmd_site(args: argparse.Namespace, settings: Settings) -> int:
+    """The KB as a static bilingual website (``bot/site/``): a page per entry in en, zh-hans and zh-hant."""
+    import time
+
+    from bot.kb.knowledge import KnowledgeBase
+    from bot.site import build_site
+
+    started = time.perf_counter()
+    try:
+        built = build_site(Path(args.out), KnowledgeBase.load(settings.seeds_dir), args.base_url or "")
+    except OSError as exc:
+        raise UsageError(f"cannot write the site to {args.out}: {exc.strerror or exc}") from exc
+    print(f"{built.out}: {built.pages} pages for {built.entries} entries in 3 languages "
+          f"({time.perf_counter() - started:.1f} s)")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="errkb", description="Turn pasted errors into answers.")
+    parser.add_argument("--version", action="version", version=f"errkb {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def add(name: str, handler, help_text: str, formats: tuple[str, ...] = ()) -> argparse.ArgumentParser:
@@ -247,6 +275,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp instead of stdio")
     p.add_argument("--host", default="127.0.0.1", help="--http: the address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="--http: the port (default 8000; 0 picks a free one)")
+    p = add("site", cmd_site, "Build the KB as a static website: a page per entry in English and Chinese.")
+    p.add_argument("--out", required=True, help="the folder to write the site into")
+    p.add_argument("--base-url", help="the address the site is served at, for og:url (e.g. https://x.github.io/errkb)")
     from bot.cli_ci import add_ci_commands
     from bot.cli_ops import add_ops_commands
     from bot.cli_teach import add_teach_commands
