@@ -7,10 +7,11 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bot.bundled import bundled
 from bot.errors import ConfigError
 
-BUNDLED_SEEDS = Path(__file__).resolve().parent.parent / "seeds"
-BUNDLED_PASTES = BUNDLED_SEEDS.parent / "pastes"  # the KB's paste fixtures, beside its seeds
+BUNDLED_SEEDS = bundled("seeds")
+BUNDLED_PASTES = bundled("pastes")  # the KB's paste fixtures, beside its seeds
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///errkb.db"
 _DATABASE_EXAMPLES = "sqlite+aiosqlite:///errkb.db or postgresql+asyncpg://user:password@host:5432/db"
 

@@ -24,6 +24,7 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.numbers import format_decimal, format_percent
 
+from bot.bundled import bundled
 from bot.errors import CatalogError
 
 DOMAIN = "errkb"
@@ -33,7 +34,7 @@ SUPPORTED = ("en", "zh")  # the languages the KB and the catalogs are written in
 READING = ("en", "zh", "zh-TW", "zh-HK")
 _OPENCC = {"zh-TW": "s2twp", "zh-HK": "s2hk"}
 DEFAULT_LOCALE = "en"
-LOCALES_DIR = Path(__file__).resolve().parent.parent / "locales"
+LOCALES_DIR = bundled("locales")  # a wheel carries the compiled catalogs only
 
 _PLACEHOLDER = re.compile(r"\{(\w*)\}")
 _current: ContextVar[str] = ContextVar("errkb_locale", default=DEFAULT_LOCALE)
