@@ -97,8 +97,30 @@ def emit(found: list[ci_render.CiFailure], fmt: str, out: IO[str], environ: dict
 
 def cmd_ci(args: argparse.Namespace, settings: Settings) -> int:
     fmt = args.format or default_format()
-    found = read_failures(args.file, settings)
+    if not args.from_github_run:
+        if args.pr_comment or args.run_id:
+            raise UsageError("--pr-comment and --run-id go with --from-github-run")
+        found = read_failures(args.file, settings)
+        emit(found, fmt, sys.stdout)
+        if args.slack_channel:
+            from bot.cli_ci_run import slack_post
+
+            slack_post(args.slack_channel, found, settings, None)
+        return 0 if found else 1
+    from bot import cli_ci_run
+
+    if args.file:
+        raise UsageError("--from-github-run reads the run's failed jobs through the API: give no FILE")
+    run = cli_ci_run.GitHubRun.from_env(os.environ, args.run_id)
+    jobs, found = cli_ci_run.read_run(run, settings)
+    if not jobs:
+        print(f"errkb: run {run.run_id} has no failed job", file=sys.stderr)
+        return 1
     emit(found, fmt, sys.stdout)
+    if args.pr_comment:
+        cli_ci_run.pr_comment(run, found)
+    if args.slack_channel:
+        cli_ci_run.slack_post(args.slack_channel, found, settings, run.url)
     return 0 if found else 1
 
 
@@ -128,3 +150,13 @@ def add_ci_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
                    help="github (annotations, and the step summary when GITHUB_STEP_SUMMARY is set), gitlab "
                    "(a collapsible section), markdown or json; default: github when GITHUB_ACTIONS=true, gitlab "
                    "when GITLAB_CI=true, else markdown")
+    p.add_argument("--from-github-run", action="store_true",
+                   help="read the logs of the failed jobs of this GitHub Actions run through the REST API "
+                   "(GITHUB_REPOSITORY, GITHUB_RUN_ID, GITHUB_TOKEN, GITHUB_API_URL), instead of a FILE")
+    p.add_argument("--run-id", help="--from-github-run: another run of the repository than GITHUB_RUN_ID")
+    p.add_argument("--pr-comment", action="store_true",
+                   help="--from-github-run: keep one comment on the event's pull request (GITHUB_EVENT_PATH) "
+                   "up to date, edited in place on later runs")
+    p.add_argument("--slack-channel", metavar="CHANNEL",
+                   help="also post the answers to this Slack channel with SLACK_BOT_TOKEN (vote buttons when "
+                   "errkb serve answers at ERRKB_SERVE_URL)")
