@@ -22,7 +22,10 @@ COPY pastes ./pastes
 # Editable into the virtualenv, so the bundled seeds and catalogs stay beside the package in /app; compile the
 # catalogs and the bytecode now, so the running (non-root) process never needs to write into /app. Then drop the
 # installers: the runtime image needs none.
-RUN /opt/venv/bin/pip install -e . \
+# The release workflow passes the tag's version (--build-arg VERSION=1.2.3); without it (no .git here) errkb's
+# version is setuptools-scm's fallback, pyproject.toml's fallback_version.
+ARG VERSION=""
+RUN env ${VERSION:+SETUPTOOLS_SCM_PRETEND_VERSION_FOR_ERRKB=$VERSION} /opt/venv/bin/pip install -e . \
  && /opt/venv/bin/python -c "from bot import i18n; i18n.load_catalogs()" \
  && /opt/venv/bin/python -m compileall -q /app/bot \
  && /opt/venv/bin/python -m pip uninstall -y -q pip setuptools wheel \
