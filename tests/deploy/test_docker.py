@@ -1,4 +1,5 @@
-"""``docker compose up`` brings errkb and PostgreSQL up and ``/readyz`` answers 200.
+"""``docker compose up`` brings errkb and PostgreSQL up and ``/readyz`` answers 200; the image runs as a non-root
+user, turns healthy through its HEALTHCHECK on ``/livez`` and holds no tests, pip or compiler.
 
 Runs where Docker is usable: a daemon answers and the base images are present or can be pulled.
 Elsewhere it skips and says which of those is missing.
@@ -6,6 +7,7 @@ Elsewhere it skips and says which of those is missing.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -80,5 +82,18 @@ def test_compose_up_brings_errkb_and_postgres_up_and_readyz_answers():
         assert status == 200, f"/readyz answered {status}; logs:\n{logs}"
         user = _docker(*compose, "exec", "-T", "errkb", "id", "-u", cwd=REPO, env=env).stdout.strip()
         assert user not in ("", "0"), "the image runs as root"
+        container = _docker(*compose, "ps", "-q", "errkb", cwd=REPO, env=env).stdout.strip()
+        config = json.loads(_docker("inspect", "--format", "{{json .Config}}", container).stdout)
+        assert config["User"].split(":")[0] not in ("", "0", "root"), config["User"]
+        assert "/livez" in " ".join((config.get("Healthcheck") or {}).get("Test") or []), "no HEALTHCHECK on /livez"
+        deadline, health = time.monotonic() + 120, None
+        while time.monotonic() < deadline and health != "healthy":
+            health = _docker("inspect", "--format", "{{.State.Health.Status}}", container).stdout.strip()
+            time.sleep(2)
+        assert health == "healthy", f"the container's health is {health!r}"
+        absent = _docker(*compose, "exec", "-T", "errkb", "python", "-c",
+                         "import os, shutil, sys; sys.exit(any(os.path.exists(p) for p in ('/app/tests', '/app/bench'))"
+                         " or bool(shutil.which('pip')) or bool(shutil.which('gcc')))", cwd=REPO, env=env)
+        assert absent.returncode == 0, "the image holds tests/, bench/, pip or gcc"
     finally:
         _docker(*compose, "down", "-v", "--remove-orphans", cwd=REPO, env=env, timeout=300)
