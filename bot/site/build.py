@@ -109,14 +109,19 @@ def rich(text: str) -> str:
     """KB text as HTML: escaped, with its ```fenced``` and `inline` code as <pre>/<code>, byte for byte."""
     out, last = [], 0
     for found in _CODE.finditer(text):
-        out.append(escape(text[last:found.start()], quote=False))
+        out.append(_text(text[last:found.start()]))
         if found.group(1) is not None:
-            out.append(f"<pre><code>{escape(found.group(1).strip(chr(10)), quote=False)}</code></pre>")
+            out.append(f"<pre><code>{_text(found.group(1).strip(chr(10)))}</code></pre>")
         else:
-            out.append(f"<code>{escape(found.group(2), quote=False)}</code>")
+            out.append(f"<code>{_text(found.group(2))}</code>")
         last = found.end()
-    out.append(escape(text[last:], quote=False))
+    out.append(_text(text[last:]))
     return "".join(out)
+
+
+def _text(text: str) -> str:
+    """Text between tags: ``<``, ``>`` and ``&`` escaped, quotes left as written (commands read byte for byte)."""
+    return escape(text, quote=False)
 
 
 def _attr(text: str) -> str:
@@ -131,17 +136,17 @@ def _page(lang: Language, up: str, title: str, description: str, path: str, base
     """A whole page: ``path`` is its place under the site root (``en/pytorch/x.html``); ``up`` the way from it
     to the root (``../../``); ``switch`` the path of this page in another language, with ``{folder}``."""
     up = escape(up)
-    langs = " ".join(f'<span lang="{o.html}">{escape(o.name)}</span>' if o is lang else
+    langs = " ".join(f'<span lang="{o.html}">{_text(o.name)}</span>' if o is lang else
                      f'<a lang="{o.html}" hreflang="{o.html}" href="{up}{escape(switch.format(folder=o.folder))}">'
-                     f"{escape(o.name)}</a>" for o in LANGUAGES)
+                     f"{_text(o.name)}</a>" for o in LANGUAGES)
     alternates = "\n".join(f'<link rel="alternate" hreflang="{o.html}" '
                            f'href="{_attr(base + "/" + switch.format(folder=o.folder))}">' for o in LANGUAGES)
     return PAGE.substitute(
-        html_lang=lang.html, title_key=lang.title_key, title=escape(title, quote=False),
+        html_lang=lang.html, title_key=lang.title_key, title=_text(title),
         description=_attr(description), og_type=og_type, og_title=_attr(title), url=_attr(f"{base}/{path}"),
         og_locale=lang.og, alternates=alternates, css=CSS, home=f"{up}{lang.folder}/index.html",
         language_label=_attr(word("language")), langs=langs, body=body,
-        footer=f'<a href="{up}{lang.folder}/index.html">{escape(word("all_errors"))}</a> · errkb',
+        footer=f'<a href="{up}{lang.folder}/index.html">{_text(word("all_errors"))}</a> · errkb',
         script=f"<script>{script_js}</script>" if script_js else "",
     )
 
@@ -152,39 +157,39 @@ def _entry_page(card: EntryCard, printed: str, lang: Language, base: str, title:
     dead_ends = ""
     if card.dead_ends:
         items = "\n".join(f"<li>{rich(labels.dead_end_text(d))}</li>" for d in card.dead_ends)
-        dead_ends = f"<h2>{escape(labels.heading('dead_ends'))}</h2>\n<ul class=\"dead\">\n{items}\n</ul>"
+        dead_ends = f"<h2>{_text(labels.heading('dead_ends'))}</h2>\n<ul class=\"dead\">\n{items}\n</ul>"
     fixes = ""
     if card.workarounds:
         items = "\n".join(_fix(w, card) for w in card.workarounds)
-        fixes = f"<h2>{escape(labels.heading('workarounds'))}</h2>\n<ol class=\"fixes\">\n{items}\n</ol>"
+        fixes = f"<h2>{_text(labels.heading('workarounds'))}</h2>\n<ol class=\"fixes\">\n{items}\n</ol>"
     facts = []
     if card.versions:
-        facts.append((labels.heading("versions"), ", ".join(f"<code>{escape(v, quote=False)}</code>"
+        facts.append((labels.heading("versions"), ", ".join(f"<code>{_text(v)}</code>"
                                                             for v in card.versions)))
     if card.official_doc_url:
         url = card.official_doc_url
-        facts.append((labels.heading("docs"), f'<a href="{escape(url)}" rel="noopener">{escape(url)}</a>'))
+        facts.append((labels.heading("docs"), f'<a href="{escape(url)}" rel="noopener">{_text(url)}</a>'))
     trust = " · ".join([labels.tier_label(card.verification_tier),
                         word("confidence", rate=fmt_percent(card.confidence)),
                         labels.resolvable_label(card.resolvable)])
-    facts.append((labels.heading("trust"), escape(trust)))
-    facts_html = "\n".join(f"<p><b>{escape(label)}</b> {value}</p>" for label, value in facts)
+    facts.append((labels.heading("trust"), _text(trust)))
+    facts_html = "\n".join(f"<p><b>{_text(label)}</b> {value}</p>" for label, value in facts)
     related = ""
     groups = [(kind, cards) for kind, cards in card.related.items() if cards]
     if groups:
-        parts = [f"<h2>{escape(labels.heading('related'))}</h2>"]
+        parts = [f"<h2>{_text(labels.heading('related'))}</h2>"]
         for kind, cards in groups:
-            links = "\n".join(f'<li><a href="../{escape(r.id)}.html">{escape(summary.plain_name(r.signature))}</a></li>'
+            links = "\n".join(f'<li><a href="../{escape(r.id)}.html">{_text(summary.plain_name(r.signature))}</a></li>'
                               for r in cards)
-            parts.append(f'<p class="label">{escape(labels.related_label(kind))}</p>\n<ul>\n{links}\n</ul>')
+            parts.append(f'<p class="label">{_text(labels.related_label(kind))}</p>\n<ul>\n{links}\n</ul>')
         related = "\n".join(parts)
     body = ENTRY.substitute(
-        title=escape(title, quote=False), as_printed_label=escape(word("as_printed")),
-        signature=escape(printed, quote=False), cause_label=escape(labels.heading("root_cause")),
+        title=_text(title), as_printed_label=_text(word("as_printed")),
+        signature=_text(printed), cause_label=_text(labels.heading("root_cause")),
         cause=rich(card.root_cause), dead_ends=dead_ends, fixes=fixes,
         facts=f'<div class="facts">\n{facts_html}\n</div>', related=related,
     )
-    body += f'\n<p class="label">{labels.labelled(escape(word("entry")), f"<code>{escape(card.id)}</code>")}</p>'
+    body += f'\n<p class="label">{labels.labelled(_text(word("entry")), f"<code>{_text(card.id)}</code>")}</p>'
     return _page(lang, "../../", f"{title} · errkb", description, f"{lang.folder}/{card.id}.html", base, body,
                  f"{{folder}}/{card.id}.html", og_type="article")
 
@@ -192,13 +197,13 @@ def _entry_page(card: EntryCard, printed: str, lang: Language, base: str, title:
 def _fix(w: WorkaroundCard, card: EntryCard) -> str:
     condition = ""
     if w.condition:
-        condition = f' <span class="cond">({escape(word("when"))}: {rich(w.condition)})</span>'
+        condition = f' <span class="cond">({_text(word("when"))}: {rich(w.condition)})</span>'
     if w.votes:
         basis = word("votes", up=fmt_number(w.votes_up), n=fmt_number(w.votes))
     else:
         basis = word("estimate", source=labels.source_label(card.verification_tier))
-    rate = escape(word("works", rate=fmt_percent(w.success_rate)))
-    return f'<li>{rich(w.text)}{condition}<span class="basis"><b>{rate}</b> — {escape(basis)}</span></li>'
+    rate = _text(word("works", rate=fmt_percent(w.success_rate)))
+    return f'<li>{rich(w.text)}{condition}<span class="basis"><b>{rate}</b> — {_text(basis)}</span></li>'
 
 
 def _index_page(cards: list[EntryCard], lang: Language, base: str, titles: dict[str, dict[str, str]]) -> str:
@@ -208,15 +213,15 @@ def _index_page(cards: list[EntryCard], lang: Language, base: str, titles: dict[
     groups, links = [], []
     for domain in sorted(by_domain):
         entries = sorted(by_domain[domain], key=lambda c: titles[c.id][lang.title_key].casefold())
-        items = "\n".join(f'<li><a href="{escape(c.id)}.html">{escape(titles[c.id][lang.title_key], quote=False)}</a>'
+        items = "\n".join(f'<li><a href="{escape(c.id)}.html">{_text(titles[c.id][lang.title_key])}</a>'
                           f"</li>" for c in entries)
-        count = escape(word("entries", n=fmt_number(len(entries))))
-        groups.append(f'<section id="{escape(domain)}">\n<h2>{escape(domain)} <span class="count">{count}</span></h2>'
+        count = _text(word("entries", n=fmt_number(len(entries))))
+        groups.append(f'<section id="{escape(domain)}">\n<h2>{_text(domain)} <span class="count">{count}</span></h2>'
                       f'\n<ul class="entries">\n{items}\n</ul>\n</section>')
-        links.append(f'<a href="#{escape(domain)}">{escape(domain)}</a>')
+        links.append(f'<a href="#{escape(domain)}">{_text(domain)}</a>')
     title = word("index_title")
     lead = word("index_lead", n=fmt_number(len(cards)), d=fmt_number(len(by_domain)))
-    body = INDEX.substitute(title=escape(title), lead=escape(lead), search_label=escape(word("search_label")),
+    body = INDEX.substitute(title=_text(title), lead=_text(lead), search_label=_text(word("search_label")),
                             placeholder=_attr(word("search")), none=_attr(word("no_results")),
                             domain_links=" ".join(links), groups="\n".join(groups))
     return _page(lang, "../", f"{title} · errkb", lead, f"{lang.folder}/index.html", base, body,
@@ -239,7 +244,7 @@ def _write_search_index(out: Path, kb: KnowledgeBase, ids: list[str], titles: di
 
 def _root_page(base: str) -> str:
     """The site's front door: the three indexes; a Chinese browser is taken to its script's index."""
-    links = "\n".join(f'<li><a lang="{o.html}" href="{o.folder}/index.html">{escape(o.name)}</a></li>'
+    links = "\n".join(f'<li><a lang="{o.html}" href="{o.folder}/index.html">{_text(o.name)}</a></li>'
                       for o in LANGUAGES)
     go = ("var l=(navigator.language||'').toLowerCase();"
           "location.replace(/^zh-(tw|hk|mo|hant)/.test(l)?'zh-hant/':/^zh/.test(l)?'zh-hans/':'en/');")
@@ -255,9 +260,9 @@ def _not_found_page(base: str) -> str:
     parts = []
     for lang in LANGUAGES:
         with i18n.use_locale(lang.locale):
-            parts.append(f'<section lang="{lang.html}"><h2>{escape(word("not_found"))}</h2>'
-                         f'<p>{escape(word("not_found_lead"))} <a href="{_attr(base)}/{lang.folder}/index.html">'
-                         f'{escape(word("all_errors"))}</a></p></section>')
+            parts.append(f'<section lang="{lang.html}"><h2>{_text(word("not_found"))}</h2>'
+                         f'<p>{_text(word("not_found_lead"))} <a href="{_attr(base)}/{lang.folder}/index.html">'
+                         f'{_text(word("all_errors"))}</a></p></section>')
     with i18n.use_locale("en"):  # links from the base: the page is served at any depth
         return _page(LANGUAGES[0], f"{base}/", "Page not found · errkb", word("not_found_lead"), "404.html", base,
                      "<h1>404</h1>\n" + "\n".join(parts), "{folder}/index.html")

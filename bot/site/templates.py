@@ -66,6 +66,7 @@ hits.forEach(function(e){var li=document.createElement('li'),a=document.createEl
 a.href=e.id+'.html';a.textContent=e[lang]||e.en;li.appendChild(a);
 var s=document.createElement('span');s.className='count';s.textContent='  '+e.domain;li.appendChild(s);
 ul.appendChild(li)});out.appendChild(ul)})}
+var m=location.search.match(/[?&]q=([^&]*)/);if(m)box.value=decodeURIComponent(m[1].replace(/[+]/g,' '));
 box.addEventListener('input',show);if(box.value)show();
 })();
 """
