@@ -251,3 +251,53 @@ def test_gitlab_template_runs_on_failure_and_reads_the_failed_jobs_traces():
     script = "\n".join(job["script"])
     assert "$CI_API_V4_URL/projects/$CI_PROJECT_ID" in script and "/jobs/$id/trace" in script
     assert "errkb ci errkb-traces.log --format gitlab" in script
+
+
+async def test_gitlab_template_script_explains_the_failed_jobs_traces(tmp_path, runner):
+    """The template's script, run by bash against a fake GitLab API (pip is a no-op: errkb is installed)."""
+    import shutil
+
+    from aiohttp import web
+
+    if shutil.which("curl") is None:
+        pytest.skip("curl is not installed: the GitLab template's script uses it (python:3.11 images have it)")
+    trace = ci_logs.write(tmp_path / "trace.log", ci_logs.gitlab_lines(ci_logs.NO_MODULE)).read_bytes()
+    seen: list[str] = []
+
+    async def failed(request: web.Request) -> web.Response:
+        seen.append(request.path_qs)
+        assert request.headers["PRIVATE-TOKEN"] == "glpat-fake"
+        return web.json_response([{"id": 77, "name": "pytest", "status": "failed"}])
+
+    async def job_trace(request: web.Request) -> web.Response:
+        seen.append(request.path)
+        return web.Response(body=trace, content_type="text/plain")
+
+    app = web.Application()
+    app.router.add_get("/api/v4/projects/5/pipelines/9/jobs", failed)
+    app.router.add_get("/api/v4/projects/5/jobs/77/trace", job_trace)
+    server = web.AppRunner(app, access_log=None)
+    await server.setup()
+    await web.TCPSite(server, "127.0.0.1", 0).start()
+    try:
+        bin_dir = tmp_path / "bin"
+        bin_dir.mkdir()
+        (bin_dir / "pip").write_text("#!/bin/sh\nexit 0\n")
+        (bin_dir / "pip").chmod(0o755)
+        job = yaml.safe_load(GITLAB_TEMPLATE.read_text(encoding="utf-8"))["errkb"]
+        env = {k: v for k, v in runner.items() if not k.startswith("GITHUB_")}
+        env |= {"PATH": f"{bin_dir}{os.pathsep}{runner['PATH']}", "GITLAB_CI": "true", "ERRKB_VERSION": "",
+                "ERRKB_LOCALE": "en", "ERRKB_GITLAB_TOKEN": "glpat-fake", "CI_PROJECT_ID": "5",
+                "CI_PIPELINE_ID": "9", "CI_API_V4_URL": f"http://127.0.0.1:{server.addresses[0][1]}/api/v4"}
+        script = tmp_path / "script.sh"
+        script.write_text("\n".join(job["script"]), encoding="utf-8")
+        process = await asyncio.create_subprocess_exec("bash", str(script), cwd=tmp_path, env=env,
+                                                       stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        out, err = await asyncio.wait_for(process.communicate(), 120)
+    finally:
+        await server.cleanup()
+    assert process.returncode == 0, err.decode()
+    assert seen[0].startswith("/api/v4/projects/5/pipelines/9/jobs?") and "=failed" in seen[0]
+    assert seen[1:] == ["/api/v4/projects/5/jobs/77/trace"]
+    assert "section_start:" in out.decode() and "No module named" in out.decode()
+    assert "errkb recognised 1 failure" in (tmp_path / "errkb.md").read_text(encoding="utf-8")
