@@ -128,6 +128,15 @@ def _reviewers(value: str | None) -> tuple[str, ...]:
     return groups
 
 
+def _site_url(value: str | None) -> str | None:
+    """``ERRKB_SITE_URL``: the address ``errkb site``'s pages are served at (``bot/site/``)."""
+    url = (value or "").strip().rstrip("/")
+    if url and not re.fullmatch(r"https?://[^\s<>|`]+", url):
+        raise ConfigError("ERRKB_SITE_URL", f"{value!r} is not a web address; give where the site is served, e.g. "
+                                            "https://OWNER.github.io/errkb")
+    return url or None
+
+
 @dataclass(frozen=True)
 class Settings:
     bot_token: str | None
@@ -154,6 +163,8 @@ class Settings:
     mcp_token: str | None = None
     # ERRKB_SHUTDOWN_GRACE: seconds on SIGTERM to finish answers in flight; the rest go to another process.
     shutdown_grace: float = SHUTDOWN_GRACE
+    # ERRKB_SITE_URL: where `errkb site` is published; the details view then links to the entry's page there.
+    site_url: str | None = None
 
     @property
     def oauth(self) -> bool:
@@ -188,6 +199,7 @@ class Settings:
             encryption_key=os.environ.get("ERRKB_ENCRYPTION_KEY") or None,
             mcp_token=os.environ.get("ERRKB_MCP_TOKEN") or None,
             shutdown_grace=_grace(os.environ.get("ERRKB_SHUTDOWN_GRACE")),
+            site_url=_site_url(os.environ.get("ERRKB_SITE_URL")),
         )
 
     def check_serve(self) -> None:

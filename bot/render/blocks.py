@@ -26,8 +26,9 @@ from bot.cards import (
     UsageCard,
     WorkaroundCard,
 )
-from bot.i18n import READING, _, current_locale, fmt_number, fmt_percent, ngettext
+from bot.i18n import READING, _, current_locale, fmt_number, fmt_percent, ngettext, reading_locale
 from bot.kb.mask import mask
+from bot.kb.team_entry import is_team_id
 from bot.render import labels, summary
 from bot.render.kit import (
     BUTTON_TEXT_LIMIT,
@@ -47,6 +48,7 @@ from bot.render.kit import (
     section,
 )
 from bot.render.modals import team_home_blocks
+from bot.render.site_links import entry_url
 
 ACTION_VOTE_UP = "errkb_vote_up"
 ACTION_VOTE_DOWN = "errkb_vote_down"
@@ -215,7 +217,7 @@ def other_fix_messages(entry: EntryCard, private: bool = False) -> list[tuple[Me
     return [(fix_message(entry, w, rank, private), w.index) for rank, w in enumerate(entry.workarounds[1:], 2)]
 
 
-def details_message(entry: EntryCard) -> Message:
+def details_message(entry: EntryCard, site_url: str | None = None) -> Message:
     """*Why / what not to try*, in one glance: the cause, each dead end on one line ("Tried X → fails
     because Y (fails ~N%)"), the versions on one line, the docs link, who stands behind it, and at most
     :data:`RELATED_SHOWN` related errors by title. Long texts are cut to their first sentences, so the
@@ -245,6 +247,9 @@ def details_message(entry: EntryCard) -> Message:
     if titles:
         tail += [context(f"*{labels.heading('related')}*"),
                  actions(*(button(title, ACTION_SHOW, entry_id) for title, entry_id in titles))]
+    if site_url and not is_team_id(entry.id):  # the entry's page on errkb's website, in the reader's language
+        tail.append(context(labels.labelled(f"*{_('On the web')}*",
+                                            link(entry_url(site_url, reading_locale(), entry.id), 200))))
     budget = DETAILS_WORDS - _words(head) - sum(_words(t) for t in shown_text)
     lines: list[str] = []
     for d in entry.dead_ends[:DETAILS_DEAD_ENDS]:

@@ -37,8 +37,9 @@ def clicked_answer(value: str) -> tuple[str, str, float | None]:
 class Buttons:
     def __init__(self, knowledge: Knowledge, store: Store, outlet: Outlet, conversations: Conversations,
                  locales: Locales, writer: WriteBehind, answers: Answers, voting: Voting,
-                 suggestions: Suggestions) -> None:
+                 suggestions: Suggestions, site_url: str | None = None) -> None:
         self.knowledge = knowledge
+        self.site_url = site_url  # ERRKB_SITE_URL: the details view links to the entry's page there
         self.store = store
         self.outlet = outlet
         self.conversations = conversations
@@ -83,7 +84,8 @@ class Buttons:
         """*Why / what not to try*: the dead ends, versions, docs and related errors, to whoever asked."""
         async with self.conversations.speaking(click.workspace, click.user, via):
             entry = await self.knowledge.show(click.value, click.workspace)
-            message = blocks.details_message(entry) if entry is not None else blocks.notice(labels.not_here())
+            message = (blocks.details_message(entry, self.site_url) if entry is not None
+                       else blocks.notice(labels.not_here()))
         await self._privately(click, message, via)
 
     async def show_entry(self, click: Click, via: Via) -> None:

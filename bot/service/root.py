@@ -71,11 +71,12 @@ class Service:
 
 def build(kb: KnowledgeBase, store: Store, outlet: Outlet, *, update_delay: float = 1.0,
           clock: Callable[[], float] = time.time, pastes: Path | None = None,
-          reviewers: tuple[str, ...] = ()) -> Service:
+          reviewers: tuple[str, ...] = (), site_url: str | None = None) -> Service:
     """Every use case over ``kb``, ``store`` and ``outlet`` (the Slack gateway, or a test's recorder).
 
     ``pastes`` is the KB's paste fixtures (what a taught regex must not steal); ``reviewers`` the user
-    groups whose members review team entries besides workspace admins."""
+    groups whose members review team entries besides workspace admins; ``site_url`` where ``errkb site``'s pages
+    are served, for the details view to link to."""
     team = TeamKnowledge(store, pastes)
     knowledge = Knowledge(kb, store, team)
     locales = Locales(store, outlet)
@@ -92,7 +93,8 @@ def build(kb: KnowledgeBase, store: Store, outlet: Outlet, *, update_delay: floa
     teaching = Teaching(store, team, conversations, outlet, reviewers, home=home.show)
     suggestions = Suggestions(knowledge, store, outlet, conversations, numbers.forget, teaching.is_reviewer,
                               voting.refresh)
-    buttons = Buttons(knowledge, store, outlet, conversations, locales, writer, answers, voting, suggestions)
+    buttons = Buttons(knowledge, store, outlet, conversations, locales, writer, answers, voting, suggestions,
+                      site_url)
     commands = Commands(knowledge, answers, store, outlet, conversations, locales, channels, unknowns, writer,
                         teaching.is_reviewer)
     workspaces = Workspaces(store, channels, numbers, voting)

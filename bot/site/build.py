@@ -23,6 +23,7 @@ from bot.cards import EntryCard, WorkaroundCard
 from bot.i18n import fmt_number, fmt_percent
 from bot.kb.knowledge import KnowledgeBase
 from bot.render import labels, summary
+from bot.render.site_links import FOLDERS, entry_url, folder_for
 from bot.service.knowledge import Knowledge
 from bot.site.templates import CSS, ENTRY, INDEX, PAGE, SEARCH_JS
 from bot.site.words import word
@@ -39,24 +40,11 @@ class Language:
 
 
 LANGUAGES = (
-    Language("en", "en", "en", "en_US", "English", "en"),
-    Language("zh", "zh-hans", "zh-Hans", "zh_CN", "简体中文", "zh"),
-    Language("zh-TW", "zh-hant", "zh-Hant", "zh_TW", "繁體中文", "hant"),
+    Language("en", FOLDERS["en"], "en", "en_US", "English", "en"),
+    Language("zh", FOLDERS["zh"], "zh-Hans", "zh_CN", "简体中文", "zh"),
+    Language("zh-TW", FOLDERS["zh-TW"], "zh-Hant", "zh_TW", "繁體中文", "hant"),
 )
-FOLDERS = {lang.locale: lang.folder for lang in LANGUAGES}
 KEYWORDS = 6
-
-
-def folder_for(locale: str) -> str:
-    """The site folder for a reader's locale (``bot.i18n.READING``): zh-HK reads the Traditional pages."""
-    if locale.startswith("zh"):
-        return "zh-hant" if locale in ("zh-TW", "zh-HK") else "zh-hans"
-    return "en"
-
-
-def entry_url(base_url: str, locale: str, entry_id: str) -> str:
-    """The address of ``entry_id``'s page for a reader of ``locale`` on the site at ``base_url``."""
-    return f"{base_url.rstrip('/')}/{folder_for(locale)}/{entry_id}.html"
 
 
 @dataclass(frozen=True)

@@ -93,7 +93,7 @@ def build_app(settings: Settings, kb: KnowledgeBase, store: Store, update_delay:
 
     gateway = Gateway(client, settings.api_url, pace=pace, clients=clients)
     service = build(kb, store, gateway, update_delay=update_delay, pastes=settings.pastes_dir,
-                    reviewers=settings.reviewers)
+                    reviewers=settings.reviewers, site_url=settings.site_url)
     background = Inflight()
     app.use(use.provide(service, background))
     listeners.register(app)

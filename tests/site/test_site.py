@@ -170,3 +170,30 @@ def test_a_headless_browser_draws_an_entry_page_and_the_index(site, tmp_path):
         assert png.exists() and png.stat().st_size > 20_000, name  # drawn, not a blank page
         if into != tmp_path:
             shutil.copyfile(png, into / name)
+
+
+async def test_with_errkb_site_url_the_details_view_links_to_the_page_in_the_readers_script(kb):
+    from bot import i18n
+    from bot.render import blocks
+    from bot.service.knowledge import Knowledge
+
+    with i18n.use_locale("zh-TW"):
+        card = await Knowledge(kb).show(NCCL_ID)
+        assert card is not None
+        linked = json.dumps(blocks.details_message(card, BASE), ensure_ascii=False)
+        plain = json.dumps(blocks.details_message(card), ensure_ascii=False)
+    assert f"<{BASE}/zh-hant/{NCCL_ID}.html|" in linked and "網頁版" in linked
+    assert "zh-hant/" not in plain and "網頁版" not in plain
+
+
+def test_errkb_site_url_must_be_a_web_address(monkeypatch):
+    from bot.config import Settings
+    from bot.errors import ConfigError
+
+    monkeypatch.setenv("ERRKB_SITE_URL", BASE + "/")
+    assert Settings.from_env().site_url == BASE
+    monkeypatch.setenv("ERRKB_SITE_URL", "example.github.io/errkb")
+    with pytest.raises(ConfigError, match="ERRKB_SITE_URL"):
+        Settings.from_env()
+    monkeypatch.delenv("ERRKB_SITE_URL")
+    assert Settings.from_env().site_url is None
