@@ -12,7 +12,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 RUN python -m venv /opt/venv
 WORKDIR /app
-COPY pyproject.toml README.md babel.cfg ./
+COPY pyproject.toml setup.py MANIFEST.in README.md LICENSE babel.cfg ./
 COPY bot ./bot
 COPY locales ./locales
 COPY seeds ./seeds
