@@ -29,7 +29,8 @@ def _values() -> dict:
 
 
 def _templates() -> dict[str, str]:
-    return {p.name: p.read_text(encoding="utf-8") for p in sorted((CHART / "templates").iterdir())}
+    return {p.name: p.read_text(encoding="utf-8") for p in sorted((CHART / "templates").iterdir())
+            if p.suffix in (".yaml", ".tpl", ".txt")}
 
 
 def _helm(*args: str) -> subprocess.CompletedProcess[str]:

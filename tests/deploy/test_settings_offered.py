@@ -103,7 +103,8 @@ def _chart_offers() -> set[str]:
 
 
 def _chart_text() -> str:
-    files = [CHART / "values.yaml", *sorted((CHART / "templates").iterdir())]
+    files = [CHART / "values.yaml", *(p for p in sorted((CHART / "templates").iterdir())
+                                      if p.suffix in (".yaml", ".tpl", ".txt"))]
     return "\n".join(f.read_text(encoding="utf-8") for f in files)
 
 
