@@ -8,7 +8,9 @@ identifiers in them (``type``, ``error``, ``action_id``…) but not the payload 
 (Bolt's "Unhandled request (…)" carries dialog submissions and interactive actions, "Failed to run
 listener function (error: …)" the error's text); and a traceback shows where it failed and the
 exception's type, not its text, which may quote a payload or an API response (``SlackApiError``
-prints the whole response) — except for the OS, network and database errors an operator needs.
+prints the whole response) — except for the OS, network and database errors an operator needs. Every
+record's message is one line of at most ``MESSAGE_MAX`` characters (:func:`bounded`): a field a signed
+request sent (a 5,000-character id, a line break) never makes a long or a forged line.
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ _CHATTY = ("slack_bolt", "slack_sdk", "aiosqlite", "asyncio", "sqlalchemy")
 _QUOTING = ("slack_bolt", "slack_sdk", "asyncio")
 MASK = "***"
 LINE_MAX = 300  # characters of such a library's line that are kept
+MESSAGE_MAX = 400  # characters of any record's message that are kept (a field a request sent may be huge)
+# Characters that would start a new line or corrupt a terminal: written escaped, so one record is one line.
+_CONTROLS = re.compile(r"[\x00-\x08\x0a-\x1f\x7f\u2028\u2029]")
 # Where such a line starts quoting a payload or a response: "Unhandled request ({…",
 # "Failed to run listener function (error: …", "Failed to decode Slack API response: …".
 _DETAILS = re.compile(r"\s*[({\[]|:\s|\n")
@@ -68,10 +73,23 @@ class Redact(logging.Filter):
             message = library_line(message)
         if record.exc_info and record.exc_info[1] is not None:
             record.exc_text = exception_shape(record.exc_info[1])
-        record.msg, record.args = self.mask(message), ()
+        record.msg, record.args = bounded(self.mask(message)), ()
         if record.exc_text:
             record.exc_text = self.mask(record.exc_text)
         return True
+
+
+def bounded(message: str) -> str:
+    """A message as one line of at most ``MESSAGE_MAX`` characters (and a note of what was cut): control
+    characters and line breaks escaped, lone surrogates replaced. Whatever a request's fields hold and
+    wherever our code quotes one, the line stays one short line."""
+    if message.isprintable() and len(message) <= MESSAGE_MAX:
+        return message  # the usual line, one pass in C
+    message = _CONTROLS.sub(lambda found: found.group().encode("unicode_escape").decode("ascii"), message)
+    message = message.encode("utf-8", "replace").decode("utf-8")
+    if len(message) > MESSAGE_MAX:
+        message = f"{message[:MESSAGE_MAX]}… ({len(message) - MESSAGE_MAX} more characters)"
+    return message
 
 
 def library_line(message: str) -> str:

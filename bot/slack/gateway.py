@@ -170,6 +170,8 @@ class Gateway:
                                   replace_original=False)
             except (aiohttp.ClientError, TimeoutError) as exc:
                 raise CallFailed("response_url", repr(exc), False) from exc
+            except (ValueError, TypeError) as exc:  # a signed payload's response_url that is no URL (or none)
+                raise CallFailed("response_url", "malformed response_url", True) from exc
 
     # --- reading ----------------------------------------------------------------------------
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
@@ -11,17 +12,22 @@ from slack_bolt.response import BoltResponse
 from bot import metrics
 from bot.slack.errors import failure
 
+_TYPE = re.compile(r"[a-z][a-z0-9_]{0,47}")  # Slack's types are short identifiers
+
 
 def request_type(body: Any) -> str:
-    """``message``, ``reaction_added``… for events; ``command``, ``block_actions``, ``shortcut``… otherwise."""
+    """``message``, ``reaction_added``… for events; ``command``, ``block_actions``, ``shortcut``… otherwise.
+    A type that is no short identifier (a list, a long string: not Slack's) is ``event`` or ``unknown``."""
     if not isinstance(body, dict):
         return "unknown"
     if body.get("type") == "event_callback":
         event = body.get("event")
-        return str(event.get("type") or "event") if isinstance(event, dict) else "event"
+        kind = event.get("type") if isinstance(event, dict) else None
+        return kind if isinstance(kind, str) and _TYPE.fullmatch(kind) else "event"
     if "command" in body:
         return "command"
-    return str(body.get("type") or "unknown")
+    kind = body.get("type")
+    return kind if isinstance(kind, str) and _TYPE.fullmatch(kind) else "unknown"
 
 
 async def on_error(error: Exception, body: Any) -> BoltResponse:

@@ -28,7 +28,14 @@ from bot.errors import ConfigError
 T = TypeVar("T")
 Work = Callable[[AsyncConnection], Awaitable[T]]
 
-BUSY_TIMEOUT_MS = 30_000
+# How long SQLite's busy handler waits for another connection's write lock, in SQLite's thread (never on
+# the event loop). Short: a lock held for long (another process, a backup) fails the attempt, and
+# ``Database.write`` tries again after a pause that holds nothing, instead of this process's write turn
+# being held for 30 s while every write behind it (votes, decisions) waits.
+BUSY_TIMEOUT_MS = 2_000
+# /readyz's probe: how long it waits for this process's write turn, and SQLite's lock, before saying why not.
+PROBE_WAIT_S = 1.0
+PROBE_BUSY_MS = 500
 # A PostgreSQL port that accepts connections but never answers must not hang start-up for a minute.
 CONNECT_TIMEOUT_S = 5
 WRITE_OPTION = "errkb_write"
@@ -152,7 +159,26 @@ class Database:
             except DBAPIError as exc:
                 if attempt + 1 == ATTEMPTS or not _transient(exc):
                     raise
-            await asyncio.sleep(0.02 * 2**attempt)
+            await asyncio.sleep(0.05 * 2**attempt)
+        raise AssertionError("unreachable")
+
+    async def probe(self, work: Work[T]) -> T:
+        """Run ``work`` in one write transaction, once, failing fast: ``TimeoutError`` when this process's
+        writes have held the write turn for over ``PROBE_WAIT_S``, SQLite's "database is locked" when
+        another connection holds the lock past ``PROBE_BUSY_MS``. For ``/readyz``, which must say why
+        rather than wait with the writes it reports on."""
+        async with contextlib.AsyncExitStack() as stack:
+            if self._write_turns is not None:
+                await asyncio.wait_for(self._write_turns.acquire(), PROBE_WAIT_S)
+                stack.callback(self._write_turns.release)
+            conn = await stack.enter_async_context(self.engine.connect())
+            if self.dialect == "sqlite":
+                driver: Any = (await conn.get_raw_connection()).driver_connection
+                await driver.execute(f"PRAGMA busy_timeout = {PROBE_BUSY_MS}")
+                stack.push_async_callback(driver.execute, f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            await conn.execution_options(**{WRITE_OPTION: True})
+            async with conn.begin():
+                return await work(conn)
         raise AssertionError("unreachable")
 
     @contextlib.asynccontextmanager

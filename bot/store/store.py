@@ -27,7 +27,7 @@ from bot.kb.feedback import EntryFeedback, Suggested, Tally, is_suggested
 from bot.kb.team_entry import is_team_id
 from bot.store import batch as batch_writes
 from bot.store import decisions, integrity, retention, slack_state, stats, sync, team, team_entries, team_fixes, votes
-from bot.store.engine import WRITE_OPTION, Database, unavailable
+from bot.store.engine import PROBE_WAIT_S, WRITE_OPTION, Database, unavailable
 from bot.store.export import crowd_raw
 from bot.store.migrate import HEAD, upgrade_database
 from bot.store.records import (
@@ -278,8 +278,10 @@ class Store:
             await conn.execute(text("UPDATE alembic_version SET version_num = version_num"))
             return (await conn.execute(text("SELECT version_num FROM alembic_version"))).scalar_one_or_none()
         try:
-            found = await self._db.write(revision)
-        except Exception as exc:  # what the driver says: disk full, read-only, connection lost …
+            found = await self._db.probe(revision)
+        except TimeoutError:
+            return f"store busy: this process's writes have waited over {PROBE_WAIT_S:.0f} s for their turn"
+        except Exception as exc:  # what the driver says: disk full, read-only, locked, connection lost …
             reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
             return f"store not writable: {reason[0] if reason else type(exc).__name__}"
         return None if found == HEAD else f"store schema is {found}, expected {HEAD} (run `errkb db upgrade`)"

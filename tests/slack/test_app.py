@@ -69,7 +69,7 @@ class TestHealth:
             raise sqlite3.OperationalError("database or disk is full")
 
         with monkeypatch.context() as patched:  # only while health is asked: the bot's own writes must not fail
-            patched.setattr(harness.store._db, "write", full)
+            patched.setattr(harness.store._db, "probe", full)  # /readyz's fail-fast write
             sent = await harness.send.get("/readyz")
             healthz = await harness.send.get("/healthz")
             live = await harness.send.get("/livez")
