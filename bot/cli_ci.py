@@ -21,7 +21,8 @@ from typing import IO, BinaryIO
 
 from bot import i18n
 from bot.cards import Diagnosis
-from bot.ci.failures import Failure, failures
+from bot.ci.cards import explained
+from bot.ci.failures import failures
 from bot.cli_knowledge import store_wanted, with_knowledge
 from bot.config import Settings
 from bot.errors import UsageError
@@ -55,12 +56,6 @@ def open_log(source: str | None) -> Iterator[BinaryIO]:
         raise UsageError(f"cannot read {source}: {exc.strerror or exc}") from exc
     with stream:
         yield stream
-
-
-async def explained(service: Knowledge, found: list[Failure]) -> list[ci_render.CiFailure]:
-    """The cards of ``found`` in the current locale, with live numbers when a store is attached."""
-    diagnosis = await service.explain([f.match for f in found], record=False)
-    return [ci_render.CiFailure(f.step, f.line, card) for f, card in zip(found, diagnosis.matches, strict=True)]
 
 
 def read_failures(source: str | None, settings: Settings) -> list[ci_render.CiFailure]:

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from bot.ci import slack as ci_slack
+from bot.ci.cards import explained
 from bot.ci.failures import Failure, failures
 from bot.ci.github import GitHub, GitHubError, Job, pull_request_number
-from bot.cli_ci import explained
 from bot.cli_knowledge import store_wanted, with_knowledge
 from bot.config import Settings
 from bot.errors import ConfigError, UsageError
