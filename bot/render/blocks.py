@@ -19,14 +19,12 @@ from typing import Any
 from bot.cards import (
     DeadEndCard,
     EntryCard,
-    HomeCard,
     MatchCard,
     RelatedCard,
     SearchResultCard,
-    UsageCard,
     WorkaroundCard,
 )
-from bot.i18n import READING, _, current_locale, fmt_number, fmt_percent, ngettext, reading_locale
+from bot.i18n import _, current_locale, fmt_number, fmt_percent, ngettext, reading_locale
 from bot.kb.mask import mask
 from bot.kb.team_entry import is_team_id
 from bot.render import labels, summary
@@ -38,16 +36,12 @@ from bot.render.kit import (
     button,
     clip,
     context,
-    divider,
     escape,
-    header,
     link,
-    mrkdwn,
     option,
     overflow,
     section,
 )
-from bot.render.modals import team_home_blocks
 from bot.render.site_links import entry_url
 
 ACTION_VOTE_UP = "errkb_vote_up"
@@ -75,7 +69,7 @@ DETAILS_MIN_LINE = 18  # a dead end shown gets at least this many words, however
 Message = dict[str, Any]
 
 
-def _mark(untranslated: bool) -> str:
+def mark(untranslated: bool) -> str:
     return f" _{labels.untranslated_mark()}_" if untranslated else ""
 
 
@@ -124,7 +118,7 @@ def _other_language_button(entry_id: str, match: MatchCard | None) -> dict[str, 
 
 
 def _fix_text(workaround: WorkaroundCard) -> str:
-    text = escape(workaround.text) + _mark(workaround.untranslated)
+    text = escape(workaround.text) + mark(workaround.untranslated)
     if workaround.condition:
         text += " _" + escape(labels.condition_text(workaround.condition, workaround.condition_untranslated)) + "_"
     return text
@@ -149,7 +143,7 @@ def answer_message(entry: EntryCard, match: MatchCard | None = None, private: bo
     lines = [f"*{escape(name)}*"]
     if match is not None:
         lines.append("> " + _inline_code(summary.quote(match.line, match.entry.regex)))
-    cause = escape(summary.first_sentences(entry.root_cause)) + _mark(entry.root_cause_untranslated)
+    cause = escape(summary.first_sentences(entry.root_cause)) + mark(entry.root_cause_untranslated)
     lines.append(labels.labelled(f"*{labels.heading('cause')}*", cause))
     blocks: list[dict[str, Any]] = [section("\n".join(lines))]
     best = shown or (entry.workarounds[0] if entry.workarounds else None)
@@ -225,7 +219,7 @@ def details_message(entry: EntryCard, site_url: str | None = None) -> Message:
     name = summary.plain_name(entry.signature)
     cause = summary.first_sentences(entry.root_cause, 2, 240)
     head = f"*{escape(name)}*\n" + labels.labelled(f"*{labels.heading('cause')}*", escape(cause)
-                                                     + _mark(entry.root_cause_untranslated))
+                                                     + mark(entry.root_cause_untranslated))
     facts = []
     if entry.versions:
         shown = entry.versions[:DETAILS_VERSIONS]
@@ -345,28 +339,6 @@ def vote_receipt(workaround: WorkaroundCard) -> Message:
     return notice(text)
 
 
-def _usage_blocks(usage: UsageCard) -> list[dict[str, Any]]:
-    frequent, trusted = _("Most frequent errors"), _("Most trusted workarounds")
-    blocks: list[dict[str, Any]] = [section(f"*{frequent}*")]
-    if usage.top_entries:
-        lines = [f"• *{escape(e.signature)}* `{e.id}` — "
-                 + ngettext("{n} match", "{n} matches", e.hits).format(n=fmt_number(e.hits))
-                 for e in usage.top_entries]
-        blocks.append(section("\n".join(lines)))
-    else:
-        blocks.append(context(_("No errors matched yet. Paste one in a channel I'm in.")))
-    blocks.append(section(f"*{trusted}*"))
-    if usage.trusted:
-        lines = [f"• {escape(clip(t.workaround.text, 300))}{_mark(t.workaround.untranslated)}\n"
-                 f"    _{escape(t.signature)}_ · {labels.people_text(t.workaround)}"
-                 f" · {labels.votes_text(t.workaround)}"
-                 for t in usage.trusted]
-        blocks.append(section("\n".join(lines)))
-    else:
-        blocks.append(context(_("No votes yet. React 👍 or 👎 on a workaround I posted.")))
-    return blocks
-
-
 def unknown_message(line: str, error_type: str | None, frame: str | None) -> Message:
     """A private answer for an error errkb does not know: what it could still tell (the line is masked),
     and *Add to errkb*, which carries the masked line to the modal."""
@@ -388,77 +360,3 @@ def _team_context(entry: EntryCard) -> list[dict[str, Any]]:
     """Who wrote a team entry, and who reviewed it or that nobody has yet."""
     text = labels.authorship_text(entry)
     return [context(text[:1].upper() + text[1:])] if text else []
-
-
-def _unknown_blocks(home: HomeCard) -> list[dict[str, Any]]:
-    """"Errors errkb doesn't know yet": the masked lines only, most frequent first."""
-    blocks: list[dict[str, Any]] = [section("*{}*".format(_("Errors errkb doesn't know yet")))]
-    if not home.remembering:
-        blocks.append(context(_("This workspace doesn't keep them. `/errkb unknown on` keeps the masked error "
-                                 "line of what I could not answer (never the message).")))
-    elif home.unknown:
-        lines = ["• `{line}` — {times}".format(line=escape(clip(u.line, 200).replace("`", "'")),
-                                               times=ngettext("{n} time", "{n} times", u.count)
-                                               .format(n=fmt_number(u.count)))
-                 for u in home.unknown]
-        blocks.append(section("\n".join(lines)))
-        blocks.append(context(_("Only the error line is kept, with names, numbers, paths and secrets masked. "
-                                 "`/errkb unknown off` stops it.")))
-    else:
-        blocks.append(context(_("None so far: every error pasted here was one I know.")))
-    return blocks
-
-
-def usage_message(usage: UsageCard) -> Message:
-    """``/errkb stats``."""
-    title = _("errkb in this workspace")
-    blocks = [section(f"*{title}*"), *_usage_blocks(usage)]
-    counts = usage.totals
-    locales = ", ".join(f"{code}: {fmt_number(n)}" for code, n in sorted(counts.hits_by_locale.items()))
-    totals = [
-        count_text(usage.entries),
-        _("workaround votes: {up} up, {down} down").format(up=fmt_number(counts.votes_up),
-                                                          down=fmt_number(counts.votes_down)),
-        _("diagnosis right: {up}, wrong: {down}").format(up=fmt_number(counts.diagnosis_up),
-                                                        down=fmt_number(counts.diagnosis_down)),
-        ngettext("{n} voter", "{n} voters", counts.voters).format(n=fmt_number(counts.voters)),
-    ]
-    if locales:
-        totals.append(_("matches by language: {counts}").format(counts=locales))
-    blocks.append(context(" · ".join(totals)))
-    return {"text": title, "blocks": blocks[:MAX_BLOCKS]}
-
-
-def locale_name(setting: str) -> str:
-    names = {"auto": _("Automatic (your Slack language)"), "en": "English", "zh": "简体中文",
-             "zh-TW": "繁體中文（台灣）", "zh-HK": "繁體中文（香港）"}
-    return names.get(setting, setting)
-
-
-def home_view(home: HomeCard) -> dict[str, Any]:
-    """The App Home tab: the user's language (changeable here), frequent errors, trusted workarounds,
-    the team's own entries."""
-    options = [option(locale_name(s), s) for s in ("auto", *READING)]
-    chosen = next(o for o in options if o["value"] == home.setting)
-    title = _("Your language")
-    explained = _("Answers to your pastes and commands come in {language}.").format(language=locale_name(home.locale))
-    language = {
-        "type": "section",
-        "text": mrkdwn(f"*{title}*\n{explained}"),
-        "accessory": {"type": "static_select", "action_id": ACTION_HOME_LOCALE, "options": options,
-                      "initial_option": chosen},
-    }
-    blocks: list[dict[str, Any]] = [
-        header("errkb"),
-        section(_("Paste an error in a channel I'm in and I answer in its thread, in your language.")),
-        language,
-        divider(),
-        *_usage_blocks(home.usage),
-        divider(),
-        *_unknown_blocks(home),
-        divider(),
-        *team_home_blocks(home.team),
-        divider(),
-        context(_("Type `/errkb help` for every command.")),
-    ]
-    return {"type": "home", "blocks": blocks[:100]}

@@ -12,6 +12,7 @@ from bot import i18n
 from bot.i18n import _
 from bot.kb.shape import own_frame, shape
 from bot.render import blocks
+from bot.render.home import locale_name, usage_message
 from bot.service.answers import Answers
 from bot.service.conversation import Conversations
 from bot.service.incoming import Command
@@ -97,7 +98,7 @@ class Commands:
         await self.locales.set_override(c.workspace, c.user, arg)
         now = await self.locales.locale_for(c.workspace, c.user, Via(None))
         with i18n.use_locale(now):  # the answer already speaks it
-            language = blocks.locale_name(arg) + (f" — {blocks.locale_name(now)}" if arg == "auto" else "")
+            language = locale_name(arg) + (f" — {locale_name(now)}" if arg == "auto" else "")
             return [blocks.notice(_("Your language is now {language}.").format(language=language))]
 
     async def _reviewer(self, c: Command, via: Via) -> bool:
@@ -148,7 +149,7 @@ class Commands:
             else _("I no longer keep errors I could not answer here, and I forgot the ones I had."))]
 
     async def _stats(self, _arg: str, c: Command, _via: Via) -> list[Message]:
-        return [blocks.usage_message(await self.knowledge.usage(limit=5, workspace=c.workspace))]
+        return [usage_message(await self.knowledge.usage(limit=5, workspace=c.workspace))]
 
     async def _help(self, _arg: str, _c: Command, _via: Via) -> list[Message]:
         return [blocks.help_message()]

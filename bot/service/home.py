@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bot import i18n
 from bot.cards import HomeCard, TeamLineCard, UnknownLineCard
-from bot.render import blocks
+from bot.render.home import home_view
 from bot.service.conversation import Conversations
 from bot.service.knowledge import Knowledge
 from bot.service.locales import Locales
@@ -35,7 +35,7 @@ class Home:
             team = tuple(TeamLineCard(r.entry_id, r.body.get("title", ""), r.author, r.status,
                                       r.locale != locale and not (r.body.get("other") or {}).get(locale))
                          for r in await self.store.team_entries(workspace))
-            view = blocks.home_view(HomeCard(await self.locales.setting(workspace, user), conversation.locale,
+            view = home_view(HomeCard(await self.locales.setting(workspace, user), conversation.locale,
                                              await self.knowledge.usage(workspace=workspace), unknown, remembering,
                                              team))
         await self.outlet.send(Plan([Publish(user, view)]), via)
