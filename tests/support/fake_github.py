@@ -15,6 +15,8 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.support.serving import serve
+
 REPOSITORY = "acme/model"
 TOKEN = "ghs_fake_workflow_token"
 RUN_ID = 4242
@@ -61,11 +63,7 @@ class FakeGitHub:
         r.add_post("/repos/{owner}/{repo}/issues/{number}/comments", self._create_comment)
         r.add_patch("/repos/{owner}/{repo}/issues/comments/{id}", self._update_comment)
         r.add_get("/readyz", self._ready)
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        self.base_url = f"http://127.0.0.1:{self._runner.addresses[0][1]}"
+        self._runner, self.base_url = await serve(app)
         return self
 
     async def stop(self) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.support.serving import serve
 from tests.support.waits import quiet as quiet_for
 from tests.support.waits import until
 
@@ -107,11 +108,7 @@ class FakeSlack:
         app.router.add_get("/files/{file_id}/{name}", self._download)
         app.router.add_post("/respond/{key}", self._respond)
         app.router.add_get("/socket", self._socket)
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        self.base_url = f"http://127.0.0.1:{self._runner.addresses[0][1]}"
+        self._runner, self.base_url = await serve(app)
         return self
 
     async def stop(self) -> None:
