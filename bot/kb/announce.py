@@ -142,8 +142,8 @@ def unexplained(text: str, hits: list[tuple[int, int, bool]]) -> str | None:
     if not found:
         return None
     lines = [(offset, text.find("\n", offset)) for offset, _line in found]
-    touched = {strip_log_prefix(text[start:stop if stop >= 0 else len(text)]).strip()
-               for start, stop in (_line_around(text, a) for a, _b, _e in hits)}
+    touched = {strip_log_prefix(line).strip() for start, stop, _error in hits
+               for line in text[_line_around(text, start)[0] : _line_end(text, stop)].split("\n")}
     for (offset, line), (_, end) in zip(found, lines, strict=True):
         end = len(text) if end < 0 else end
         if consequence(line) or line in touched:
@@ -158,6 +158,12 @@ def unexplained(text: str, hits: list[tuple[int, int, bool]]) -> str | None:
 
 def _line_around(text: str, pos: int) -> tuple[int, int]:
     return text.rfind("\n", 0, pos) + 1, text.find("\n", pos)
+
+
+def _line_end(text: str, pos: int) -> int:
+    """The end of the line holding the character before ``pos`` (a hit's last character)."""
+    end = text.find("\n", max(0, pos - 1))
+    return len(text) if end < 0 else end
 
 
 def _lines_between(text: str, a_start: int, a_end: int, b_start: int, b_end: int) -> int:

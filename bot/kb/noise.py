@@ -77,6 +77,11 @@ def _pick(key: str, items: Sequence, k: int) -> list:
     return [items[(start + i * 7919) % len(items)] for i in range(min(k, len(items)))]
 
 
+def _key(path: Path) -> str:
+    """A fixture's ``<domain>/<slug>/N.txt``: what picks its noise, the same in every checkout."""
+    return "/".join(path.parts[-3:])
+
+
 def _lines(key: str, pool: Sequence[str], k: int) -> str:
     return "\n".join(_pick(key, pool, k)) + "\n"
 
@@ -88,7 +93,7 @@ def noisy_variants(paste: Paste, warnings: Sequence[Paste], failures: Sequence[P
     pastes, ``linked`` the ids the KB relates to ``paste``'s entry (never used as the earlier failure),
     ``packages`` those its versions depend on (noise showing another version of them would contradict
     the paste, so it is not used)."""
-    key = str(paste.path)
+    key = _key(paste.path)
     if packages:
         warnings = [w for w in warnings if not packages & w.shows]
         failures = [f for f in failures if not packages & f.shows]
@@ -187,7 +192,7 @@ def warning_problems(entries: Mapping[str, Entry], matcher, fixtures_dir: Path,
     problems = []
     for entry in kinds:
         for warning in load_pastes({entry.id: entry}, matcher, fixtures_dir):
-            for error in _pick(str(warning.path), errors, sample):
+            for error in _pick(_key(warning.path), errors, sample):
                 text = warning.text.rstrip("\n") + "\n" + error.text
                 ranked = [m.entry_id for m in matcher.match(normalize(text), limit=1)]
                 if ranked and ranked[0] == entry.id:
