@@ -111,31 +111,16 @@ def hold_lock(path: Path, seconds: float) -> None:
         conn.close()
 
 
-async def poll_live(base: str, until: float, every: float = 0.1) -> list[float]:
-    """/livez every ``every`` s on a client of its own: how long each took."""
-    took: list[float] = []
-    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=60)) as session:
-        while time.monotonic() < until:
-            started = time.monotonic()
-            try:
-                async with session.get(f"{base}/livez") as r:
-                    await r.read()
-            except (TimeoutError, aiohttp.ClientError):
-                pass
-            took.append(time.monotonic() - started)
-            await asyncio.sleep(max(0.0, every - (time.monotonic() - started)))
-    return took
-
-
-async def poll_ready(base: str, until: float, every: float = 1.0) -> tuple[list[float], list[str]]:
-    """/readyz every ``every`` s on a client of its own: (how long each took, the reasons it gave)."""
+async def poll(base: str, path: str, until: float, every: float) -> tuple[list[float], list[str]]:
+    """``path`` every ``every`` s on a client of its own: how long each took, and why it was not ok
+    (``/readyz``'s reason, or "no answer")."""
     took: list[float] = []
     reasons: list[str] = []
     async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=60)) as session:
         while time.monotonic() < until:
             started = time.monotonic()
             try:
-                async with session.get(f"{base}/readyz") as r:
+                async with session.get(f"{base}{path}") as r:
                     body = await r.json()
                     if not body.get("ok"):
                         reasons.append(str(body.get("reason")))
@@ -178,8 +163,8 @@ async def run(seconds: float, workers: int, team_entries: int, seed: int, lock_s
                         await asyncio.sleep(max(0.0, (seconds - lock_seconds) / 2))
                         await asyncio.to_thread(hold_lock, db, lock_seconds)
 
-                livez, (readyz, reasons), *_ = await asyncio.gather(
-                    poll_live(served.base_url, until), poll_ready(served.base_url, until), lock(),
+                (livez, _), (readyz, reasons), *_ = await asyncio.gather(
+                    poll(served.base_url, "/livez", until, 0.1), poll(served.base_url, "/readyz", until, 1.0), lock(),
                     *(worker(w) for w in range(workers)))
             await served.terminate(30)
         finally:
