@@ -58,19 +58,17 @@ def fast(payload: dict[str, Any], service: Service, via_for: Callable[[str], Via
             return None  # an edit, a snippet, a bot's message, a broadcast: Bolt knows which bot is errkb
         if subtype is not None:
             return _acked  # a join, a topic change, a deletion: never a paste
+        # chat needs nothing (a mention in it is answered through app_mention); a paste goes on to Bolt,
+        # which authorizes the workspace (and rotates its token) before Answers.message
+        return _acked if service.answers.chat(parse.text(event.get("text"))) else None
     found = parse.installation(payload)
     if found is None:
         return None
     workspace, bot_user = found
     via = replace(via_for(workspace), me=frozenset({bot_user}))
-    if kind in reactions.PRESENT:
-        present = reactions.PRESENT[kind]
-        return _checked(installed, workspace, lambda: reactions.vote(service.voting, event, workspace, bot_user, via,
-                                                                      present))
-    text = parse.text(event.get("text"))
-    if f"<@{bot_user}>" in text or service.answers.chat(text):
-        return _acked  # chat needs nothing; a mention is answered through app_mention
-    return None  # a paste: Bolt authorizes the workspace (and rotates its token) before Answers.message
+    present = reactions.PRESENT[kind]
+    return _checked(installed, workspace, lambda: reactions.vote(service.voting, event, workspace, bot_user, via,
+                                                                  present))
 
 
 def _checked(installed: Installed | None, workspace: str, work: Work) -> Work:
