@@ -196,3 +196,12 @@ class TeamVersion:
 
     updated_at: float
     count: int
+
+
+@dataclass(frozen=True)
+class DayHits:
+    """How often one entry was the best match on one UTC day (all locales together)."""
+
+    day: dt.date
+    entry_id: str
+    hits: int

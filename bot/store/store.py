@@ -26,11 +26,24 @@ from bot.kb.entry import Entry
 from bot.kb.feedback import EntryFeedback, Suggested, Tally, is_suggested
 from bot.kb.team_entry import is_team_id
 from bot.store import batch as batch_writes
-from bot.store import decisions, integrity, retention, slack_state, stats, sync, team, team_entries, team_fixes, votes
+from bot.store import (
+    decisions,
+    integrity,
+    retention,
+    slack_state,
+    stats,
+    sync,
+    team,
+    team_entries,
+    team_fixes,
+    trends,
+    votes,
+)
 from bot.store.engine import PROBE_WAIT_S, WRITE_OPTION, Database, unavailable
 from bot.store.export import crowd_raw
 from bot.store.migrate import HEAD, upgrade_database
 from bot.store.records import (
+    DayHits,
     Decision,
     MessageRecord,
     PostedMessage,
@@ -166,6 +179,10 @@ class Store:
     async def hit_counts(self, workspace: str | None = None) -> dict[str, int]:
         """How often each entry was the best match (a ranking signal for search)."""
         return await self._db.read(partial(stats.hit_counts, workspace=workspace))
+
+    async def daily_hits(self, workspace: str, since: dt.date) -> list[DayHits]:
+        """``workspace``'s matches per UTC day and entry from ``since`` on (the dashboard's time series)."""
+        return await self._db.read(partial(trends.daily_hits, workspace=workspace, since=since))
 
     @property
     def engine(self) -> Any:
