@@ -137,6 +137,19 @@ def _site_url(value: str | None) -> str | None:
     return url or None
 
 
+DASHBOARD_SECRET_MIN = 32  # characters: the HMAC key that signs the dashboard's cookies
+
+
+def _dashboard_secret(value: str | None) -> str | None:
+    """``ERRKB_DASHBOARD_SECRET``: signs the dashboard's sign-in and session cookies; unset, the dashboard is off."""
+    secret = (value or "").strip()
+    if secret and len(secret) < DASHBOARD_SECRET_MIN:
+        raise ConfigError("ERRKB_DASHBOARD_SECRET", f"too short ({len(secret)} characters); use at least "
+                                                    f"{DASHBOARD_SECRET_MIN} random ones, e.g. the output of "
+                                                    "`openssl rand -hex 32`, or unset it to turn the dashboard off")
+    return secret or None
+
+
 @dataclass(frozen=True)
 class Settings:
     bot_token: str | None
@@ -165,6 +178,8 @@ class Settings:
     shutdown_grace: float = SHUTDOWN_GRACE
     # ERRKB_SITE_URL: where `errkb site` is published; the details view then links to the entry's page there.
     site_url: str | None = None
+    # ERRKB_DASHBOARD_SECRET: signs the team dashboard's cookies (bot/slack/dashboard.py); unset, the dashboard is off.
+    dashboard_secret: str | None = None
 
     @property
     def oauth(self) -> bool:
@@ -200,6 +215,7 @@ class Settings:
             mcp_token=os.environ.get("ERRKB_MCP_TOKEN") or None,
             shutdown_grace=_grace(os.environ.get("ERRKB_SHUTDOWN_GRACE")),
             site_url=_site_url(os.environ.get("ERRKB_SITE_URL")),
+            dashboard_secret=_dashboard_secret(os.environ.get("ERRKB_DASHBOARD_SECRET")),
         )
 
     def check_serve(self) -> None:

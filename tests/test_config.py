@@ -83,6 +83,16 @@ def test_reviewer_groups_are_user_group_ids_and_anything_else_is_named(monkeypat
         Settings.from_env()
 
 
+def test_a_dashboard_secret_too_short_to_sign_cookies_safely_is_named(monkeypatch):
+    monkeypatch.delenv("ERRKB_DASHBOARD_SECRET", raising=False)
+    assert Settings.from_env().dashboard_secret is None  # unset: the dashboard is off
+    monkeypatch.setenv("ERRKB_DASHBOARD_SECRET", "x" * 40)
+    assert Settings.from_env().dashboard_secret == "x" * 40
+    monkeypatch.setenv("ERRKB_DASHBOARD_SECRET", "hunter2")
+    with pytest.raises(ConfigError, match=r"^ERRKB_DASHBOARD_SECRET: too short \(7 characters\); use at least 32"):
+        Settings.from_env()
+
+
 KEY, KEY2 = (Fernet.generate_key().decode() for _ in range(2))  # ERRKB_ENCRYPTION_KEY's: made here, none in the repo
 
 
