@@ -191,6 +191,23 @@ class UnknownErrorRow(Base):
     last_seen: Mapped[float] = mapped_column(Float)
 
 
+class AlertRow(Base):
+    """An error other bots' alerts carried in one channel: how often within the window, and errkb's one
+    answer to it (in the first alert's thread, so in this channel). Ids and counts only, never the alert."""
+
+    __tablename__ = "alerts"
+    __table_args__ = (Index("ix_alerts_answer", "workspace", "channel", "answer_ts"),
+                      Index("ix_alerts_last_seen", "last_seen"))
+
+    workspace: Mapped[str] = mapped_column(SLACK_ID, primary_key=True)
+    channel: Mapped[str] = mapped_column(SLACK_ID, primary_key=True)
+    key: Mapped[str] = mapped_column(ENTRY_ID, primary_key=True)  # the entry the alerts matched
+    answer_ts: Mapped[str | None] = mapped_column(String(32))  # None until the answer is posted
+    count: Mapped[int] = mapped_column(Integer)  # alerts since ``first_seen`` (the window's start)
+    first_seen: Mapped[float] = mapped_column(Float)
+    last_seen: Mapped[float] = mapped_column(Float)
+
+
 class MetaRow(Base):
     """Facts about the store as a whole, by name (``seeds``: what the last seed sync left, ``bot.store.sync``)."""
 

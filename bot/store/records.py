@@ -160,6 +160,15 @@ class MessageRecord:
 
 
 @dataclass(frozen=True)
+class AlertSeen:
+    """An alert counted: alerts of its error in its channel within the window (1: the first, to answer),
+    and errkb's answer to them, once posted."""
+
+    count: int
+    answer_ts: str | None
+
+
+@dataclass(frozen=True)
 class UnknownError:
     """An error errkb could not answer, as stored: its masked decisive line and how often it came."""
 

@@ -3,9 +3,9 @@
 What errkb stores about a workspace is ids, hashes and counts (never message text), plus the entries
 and fixes its members wrote. Posted-message rows (which of our messages a reaction votes on) and
 finished answers (which threads were answered) expire after ``posted_days``, finished notes after an
-hour (``bot.store.decisions.NOTE_KEEP``); hit counts and unknown errors' masked shapes after
-``hits_days``; Slack event ids and OAuth states when they lapse. Deleting a workspace removes every row
-keyed by it (its team-written entries and suggested fixes too) and its installation; its votes on KB
+hour (``bot.store.decisions.NOTE_KEEP``); hit counts, unknown errors' masked shapes and the counts of other
+bots' alerts after ``hits_days``; Slack event ids and OAuth states when they lapse. Deleting a workspace
+removes every row keyed by it (its team-written entries and suggested fixes too) and its installation; its votes on KB
 entries are folded into the targets' anonymous counters (``kept_up``/``kept_down``), so the KB's rates
 stay.
 """
@@ -25,6 +25,7 @@ from bot.store.models import (
     SLACK_BOTS,
     SLACK_INSTALLATIONS,
     SLACK_OAUTH_STATES,
+    AlertRow,
     ChannelRow,
     DecisionRow,
     Hit,
@@ -66,6 +67,8 @@ async def prune(conn: AsyncConnection, retention: Retention, now: float) -> Remo
         removed.add("hits", (await conn.execute(delete(Hit).where(Hit.day < first_day))).rowcount)
         removed.add("unknown_errors", (await conn.execute(delete(UnknownErrorRow).where(
             UnknownErrorRow.last_seen < now - retention.hits_days * 86400))).rowcount)
+        removed.add("alerts", (await conn.execute(delete(AlertRow).where(
+            AlertRow.last_seen < now - retention.hits_days * 86400))).rowcount)
     removed.add("slack_events", (await conn.execute(delete(SlackEvent).where(SlackEvent.expires_at < now))).rowcount)
     lapsed = dt.datetime.fromtimestamp(now, dt.UTC).replace(tzinfo=None)
     removed.add("slack_oauth_states", (await conn.execute(
@@ -92,6 +95,7 @@ async def delete_workspace(conn: AsyncConnection, team_id: str) -> Removed:
         ("channels", ChannelRow.__table__, ChannelRow.workspace),
         ("hits", Hit.__table__, Hit.workspace),
         ("unknown_errors", UnknownErrorRow.__table__, UnknownErrorRow.workspace),
+        ("alerts", AlertRow.__table__, AlertRow.workspace),
         ("workspace_settings", WorkspaceSettingsRow.__table__, WorkspaceSettingsRow.workspace),
         ("slack_installations", SLACK_INSTALLATIONS, SLACK_INSTALLATIONS.c.team_id),
         ("slack_bots", SLACK_BOTS, SLACK_BOTS.c.team_id),

@@ -25,8 +25,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from bot.kb.entry import Entry
 from bot.kb.feedback import EntryFeedback, Suggested, Tally, is_suggested
 from bot.kb.team_entry import is_team_id
-from bot.store import batch as batch_writes
 from bot.store import (
+    alerts,
     decisions,
     integrity,
     retention,
@@ -39,10 +39,12 @@ from bot.store import (
     trends,
     votes,
 )
+from bot.store import batch as batch_writes
 from bot.store.engine import PROBE_WAIT_S, WRITE_OPTION, Database, unavailable
 from bot.store.export import crowd_raw
 from bot.store.migrate import HEAD, upgrade_database
 from bot.store.records import (
+    AlertSeen,
     DayHits,
     Decision,
     MessageRecord,
@@ -206,6 +208,21 @@ class Store:
 
     async def set_remember_unknown(self, workspace: str, on: bool) -> None:
         await self._db.write(partial(team.set_remember_unknown, workspace=workspace, on=on))
+
+    # --- alerts from other bots (ids and counts only: ``bot.store.alerts``) ------------------
+
+    async def alert_seen(self, workspace: str, channel: str, key: str, window: float) -> AlertSeen:
+        """Count one alert of error ``key`` in ``channel``: the first in ``window`` seconds has count 1."""
+        return await self._db.write(partial(alerts.seen, workspace=workspace, channel=channel, key=key,
+                                            now=self.clock(), window=window))
+
+    async def alert_answered(self, workspace: str, channel: str, key: str, ts: str) -> int | None:
+        """errkb answered error ``key``'s alerts in ``channel`` with message ``ts``; the alerts counted so far."""
+        return await self._db.write(partial(alerts.answered, workspace=workspace, channel=channel, key=key, ts=ts))
+
+    async def alert_count(self, workspace: str, channel: str, answer_ts: str) -> int | None:
+        """How many alerts errkb's message ``answer_ts`` answers (None: it answers none)."""
+        return await self._db.read(partial(alerts.count, workspace=workspace, channel=channel, answer_ts=answer_ts))
 
     # --- team-written entries (``bot.store.team_entries``) ---------------------------------
 
