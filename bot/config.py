@@ -128,6 +128,20 @@ def _reviewers(value: str | None) -> tuple[str, ...]:
     return groups
 
 
+ALERT_WINDOW_HOURS = 24
+
+
+def _alert_window(value: str | None) -> float:
+    """``ERRKB_ALERT_WINDOW``: hours within which the same error alerting again in a channel is counted on
+    errkb's first answer instead of answered again; in seconds."""
+    if not value or not value.strip():
+        return ALERT_WINDOW_HOURS * 3600.0
+    if not value.strip().isdigit() or not 1 <= int(value) <= 720:
+        raise ConfigError("ERRKB_ALERT_WINDOW", f"{value!r} is not a number of hours; use a whole number from 1 to "
+                                                f"720, e.g. ERRKB_ALERT_WINDOW={ALERT_WINDOW_HOURS} (the default)")
+    return int(value) * 3600.0
+
+
 def _site_url(value: str | None) -> str | None:
     """``ERRKB_SITE_URL``: the address ``errkb site``'s pages are served at (``bot/site/``)."""
     url = (value or "").strip().rstrip("/")
@@ -178,6 +192,9 @@ class Settings:
     shutdown_grace: float = SHUTDOWN_GRACE
     # ERRKB_SITE_URL: where `errkb site` is published; the details view then links to the entry's page there.
     site_url: str | None = None
+    # ERRKB_ALERT_WINDOW: seconds (set in hours) within which other bots' alerts of one error in a channel are
+    # counted on errkb's one answer (bot/service/alerts.py).
+    alert_window: float = ALERT_WINDOW_HOURS * 3600.0
     # ERRKB_DASHBOARD_SECRET: signs the team dashboard's cookies (bot/slack/dashboard.py); unset, the dashboard is off.
     dashboard_secret: str | None = None
 
@@ -215,6 +232,7 @@ class Settings:
             mcp_token=os.environ.get("ERRKB_MCP_TOKEN") or None,
             shutdown_grace=_grace(os.environ.get("ERRKB_SHUTDOWN_GRACE")),
             site_url=_site_url(os.environ.get("ERRKB_SITE_URL")),
+            alert_window=_alert_window(os.environ.get("ERRKB_ALERT_WINDOW")),
             dashboard_secret=_dashboard_secret(os.environ.get("ERRKB_DASHBOARD_SECRET")),
         )
 

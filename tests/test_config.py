@@ -133,3 +133,14 @@ def test_what_serve_lacks_is_named(given, variable):
 )
 def test_settings_serve_can_run_with_pass(given):
     _slack(**given).check_serve()
+
+
+def test_the_alert_window_is_hours_and_anything_else_is_named(monkeypatch):
+    monkeypatch.delenv("ERRKB_ALERT_WINDOW", raising=False)
+    assert Settings.from_env().alert_window == 24 * 3600  # a day unless set
+    monkeypatch.setenv("ERRKB_ALERT_WINDOW", "6")
+    assert Settings.from_env().alert_window == 6 * 3600
+    for bad in ("0", "1.5", "24h", "721"):
+        monkeypatch.setenv("ERRKB_ALERT_WINDOW", bad)
+        with pytest.raises(ConfigError, match=r"^ERRKB_ALERT_WINDOW: .* is not a number of hours; use a whole number"):
+            Settings.from_env()
