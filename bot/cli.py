@@ -21,9 +21,12 @@ from bot import i18n
 from bot.cli_knowledge import store_wanted, with_knowledge
 from bot.config import Settings
 from bot.errors import ConfigError, ErrkbError, SeedError, UsageError
+from bot.kb.families import validate as validate_families
 from bot.kb.seeds import read_seeds
 from bot.render import blocks, text
 from bot.render import json as json_render
+from bot.render.family import family_json, family_message, family_text
+from bot.service.families import family_card
 from bot.service.knowledge import MAX_PASTE_CHARS, Knowledge
 
 SAMPLE = Path(__file__).resolve().parent / "samples" / "nccl_traceback.txt"
@@ -62,7 +65,19 @@ def cmd_diagnose(args: argparse.Namespace, settings: Settings) -> int:
             return await whole_diagnosis(paste, service, limit)
         return await service.diagnose(paste, limit=limit, record=False)
 
-    diagnosis = asyncio.run(with_knowledge(settings, store_wanted(settings), work))
+    async def work_or_family(service: Knowledge):
+        found = await work(service)
+        return found, None if found.matches else family_card(service.kb.families, paste)
+
+    diagnosis, family = asyncio.run(with_knowledge(settings, store_wanted(settings), work_or_family))
+    if family is not None:  # no entry knows it: the official page for its code, labelled so (exit 1: no known fix)
+        if args.format == "json":
+            _print_json({**json_render.diagnosis_json(diagnosis), "matches": [family_json(family)]})
+        elif args.format == "blocks":
+            _print_json({"messages": [family_message(family)]})
+        else:
+            print(family_text(family))
+        return 1
     if args.format == "json":
         _print_json(json_render.diagnosis_json(diagnosis))
     elif args.format == "blocks":
@@ -126,6 +141,7 @@ def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
     directory = Path(args.dir) if args.dir else settings.seeds_dir
     entries, problems = read_seeds(directory)
+    problems += validate_families(directory)
     if not problems:
         from bot.kb.matcher import Matcher
         from bot.kb.quality import chat_problems, lint

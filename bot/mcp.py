@@ -32,6 +32,8 @@ from bot.config import Settings
 from bot.kb.knowledge import KnowledgeBase
 from bot.kb.matcher import Match
 from bot.render import json as json_render
+from bot.render.family import family_json
+from bot.service.families import family_card
 from bot.service.knowledge import Knowledge
 
 NAME = "errkb"
@@ -73,7 +75,10 @@ class Reader:
             taken = {m.entry_id for m in matches}
             matches += [m for m in self.knowledge.find(text, limit=limit) if m.entry_id not in taken]
             diagnosis = await self.knowledge.explain(matches[:limit], record=False, workspace=self.workspace)
-            return json_render.diagnosis_json(diagnosis)
+            found = json_render.diagnosis_json(diagnosis)
+            if not matches and (family := family_card(self.knowledge.kb.families, text)) is not None:
+                found["matches"] = [family_json(family)]  # no entry: the official page for its code, no fix
+            return found
 
     async def search(self, query: str, limit: int = 5, locale: str = "en") -> dict[str, Any]:
         _check_text(query, "query")
@@ -104,7 +109,8 @@ def build_server(reader: Reader) -> MCPServer[Any]:
     async def diagnose(text: str, locale: str = "en", limit: int = 1) -> dict[str, Any]:
         """Find the known error in pasted text (a traceback, a build or CI log) and explain it: root cause,
         what not to try, and the fixes ranked by success rate, best match first (`limit` matches, 1–50).
-        `locale`: en or zh. No match: `matches` is empty."""
+        `locale`: en or zh. No match: `matches` is empty, or holds one `"how": "family"` answer when the error carries
+        a documented code (rustc E0308, NETSDK1045, SQLSTATE 23505 …): the official page for that code, no fix."""
         return await reader.diagnose(text, locale, limit)
 
     @server.tool(annotations=READ_ONLY)

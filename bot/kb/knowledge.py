@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, TypeVar
 
 from bot.kb.entry import Entry
 from bot.kb.fallback import Fallback
+from bot.kb.families import Families
+from bot.kb.families import load as load_families
 from bot.kb.matcher import Matcher
 from bot.kb.seeds import Seeds, code_digest, has_cached, load_seeds, read_cached, write_cached
 
@@ -27,8 +29,9 @@ T = TypeVar("T")
 
 
 class KnowledgeBase:
-    def __init__(self, entries: dict[str, Entry]) -> None:
+    def __init__(self, entries: dict[str, Entry], families: Families | None = None) -> None:
         self.entries = entries
+        self.families = families if families is not None else Families()  # the code families (``_families.json``)
         self._index: SearchIndex | None = None
         self._index_lock = threading.Lock()
 
@@ -97,8 +100,8 @@ class KnowledgeBase:
 
     @classmethod
     def load(cls, seeds_dir: str | Path) -> KnowledgeBase:
-        """Load and validate a seeds directory (raises ``SeedError`` with every problem)."""
-        return cls(load_seeds(seeds_dir))
+        """Load and validate a seeds directory and its code families (raises ``SeedError`` with every problem)."""
+        return cls(load_seeds(seeds_dir), load_families(seeds_dir))
 
 
 def _kept(kind: str, digest: str, build: Callable[[], T], usable: Callable[[object], bool]) -> T:

@@ -12,9 +12,11 @@ from bot import i18n
 from bot.i18n import _
 from bot.kb.shape import own_frame, shape
 from bot.render import blocks
+from bot.render.family import family_message
 from bot.render.home import locale_name, usage_message
 from bot.service.answers import Answers
 from bot.service.conversation import Conversations
+from bot.service.families import family_card
 from bot.service.incoming import Command
 from bot.service.knowledge import Knowledge
 from bot.service.locales import Locales
@@ -72,6 +74,8 @@ class Commands:
             if diagnosis is not None and diagnosis.best is not None:
                 self.writer.hit(workspace, diagnosis.best.entry.id, i18n.current_locale())
                 messages = [blocks.answer_message(diagnosis.best.entry, diagnosis.best, private=True)]
+            elif (family := family_card(self.knowledge.kb.families, text)) is not None:
+                messages = [family_message(family)]
             elif (found := shape(text)) is not None:
                 messages = [blocks.unknown_message(found.line, found.error_type, own_frame(text))]
             else:
@@ -162,6 +166,8 @@ class Commands:
                 self.writer.hit(c.workspace, diagnosis.best.entry.id, i18n.current_locale())
                 return [blocks.answer_message(diagnosis.best.entry, diagnosis.best, private=True)]
         found = await self.unknowns.seen(c.workspace, c.channel, c.text)
+        if (family := family_card(self.knowledge.kb.families, c.text)) is not None:
+            return [family_message(family)]  # no entry knows it: its code's official page, labelled so
         if found is not None:
             return [blocks.unknown_message(found.line, found.error_type, own_frame(c.text))]
         word = c.text.split(maxsplit=1)[0][:50]
