@@ -156,3 +156,57 @@ class UnknownLineCard:
     error_type: str | None
     count: int
     last_seen: float
+
+
+TEAM_ECOSYSTEM = "team"  # the series of a workspace's own team entries
+OTHER_ECOSYSTEM = "other"  # the series of the ecosystems past the dashboard's first few
+
+
+@dataclass(frozen=True)
+class EcosystemSeriesCard:
+    """One ecosystem's matches per day, aligned with ``DashboardCard.days``."""
+
+    ecosystem: str
+    counts: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class FixVotesCard:
+    """A fix this workspace voted on: how often it worked for the team, and the votes behind that."""
+
+    entry_id: str
+    signature: str
+    text: str
+    worked: int
+    failed: int
+
+    @property
+    def rate(self) -> float:
+        return self.worked / (self.worked + self.failed) if self.worked + self.failed else 0.0
+
+
+@dataclass(frozen=True)
+class AwaitingReviewCard:
+    """A team entry that answers but no reviewer has verified yet."""
+
+    entry_id: str
+    title: str
+    author: str
+    waiting_days: int
+
+
+@dataclass(frozen=True)
+class DashboardCard:
+    """One workspace's team dashboard: what it hits, what worked, what is still unknown or unreviewed."""
+
+    days: tuple[dt.date, ...]  # the window, oldest first
+    series: tuple[EcosystemSeriesCard, ...]  # most matched ecosystem first
+    top: tuple[TopEntryCard, ...]  # the most matched entries in the window
+    fixes: tuple[FixVotesCard, ...]  # the fixes with the most votes here
+    unknown: tuple[UnknownLineCard, ...]  # errors waiting to be taught (masked shapes)
+    remembering: bool  # whether this workspace keeps unknown errors' shapes at all
+    awaiting: tuple[AwaitingReviewCard, ...]  # team entries not yet verified, longest waiting first
+
+    @property
+    def matches(self) -> int:
+        return sum(sum(s.counts) for s in self.series)

@@ -17,6 +17,7 @@ from bot.service.answers import Answers
 from bot.service.buttons import Buttons
 from bot.service.commands import Commands
 from bot.service.conversation import Conversations
+from bot.service.dashboard import Dashboard
 from bot.service.home import Home
 from bot.service.knowledge import Knowledge
 from bot.service.locales import Locales
@@ -51,6 +52,7 @@ class Service:
     replays: Replays
     locales: Locales
     writer: WriteBehind
+    dashboard: Dashboard
 
     def start(self) -> None:
         self.writer.start()
@@ -71,12 +73,14 @@ class Service:
 
 def build(kb: KnowledgeBase, store: Store, outlet: Outlet, *, update_delay: float = 1.0,
           clock: Callable[[], float] = time.time, pastes: Path | None = None,
-          reviewers: tuple[str, ...] = (), site_url: str | None = None) -> Service:
+          reviewers: tuple[str, ...] = (), site_url: str | None = None,
+          alert_window: float = 86400.0) -> Service:
     """Every use case over ``kb``, ``store`` and ``outlet`` (the Slack gateway, or a test's recorder).
 
     ``pastes`` is the KB's paste fixtures (what a taught regex must not steal); ``reviewers`` the user
     groups whose members review team entries besides workspace admins; ``site_url`` where ``errkb site``'s pages
-    are served, for the details view to link to."""
+    are served, for the details view to link to; ``alert_window`` the seconds within which other bots' alerts of
+    one error in a channel are counted on one answer."""
     team = TeamKnowledge(store, pastes)
     knowledge = Knowledge(kb, store, team)
     locales = Locales(store, outlet)
@@ -86,9 +90,9 @@ def build(kb: KnowledgeBase, store: Store, outlet: Outlet, *, update_delay: floa
     numbers = Numbers(store, lambda: kb.entries)
     unknowns = Unknowns(store)
     quoted = Quoted()
+    voting = Voting(knowledge, store, outlet, conversations, numbers, writer, quoted, update_delay, alert_window)
     answers = Answers(knowledge, team, store, outlet, conversations, channels, numbers, unknowns, writer, quoted,
-                      clock)
-    voting = Voting(knowledge, store, outlet, conversations, numbers, writer, quoted, update_delay)
+                      voting.refresh, alert_window, clock)
     home = Home(knowledge, store, outlet, conversations, locales, unknowns)
     teaching = Teaching(store, team, conversations, outlet, reviewers, home=home.show)
     suggestions = Suggestions(knowledge, store, outlet, conversations, numbers.forget, teaching.is_reviewer,
@@ -99,4 +103,4 @@ def build(kb: KnowledgeBase, store: Store, outlet: Outlet, *, update_delay: floa
                         teaching.is_reviewer)
     workspaces = Workspaces(store, channels, numbers, voting)
     return Service(knowledge, answers, voting, buttons, commands, home, workspaces, teaching, suggestions,
-                   Replays(store), locales, writer)
+                   Replays(store), locales, writer, Dashboard(knowledge, store, unknowns))

@@ -24,6 +24,7 @@ from aiohttp import web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_bolt.adapter.socket_mode.aiohttp import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
+from slack_sdk.oauth.installation_store.async_installation_store import AsyncInstallationStore
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import i18n, logs, memory, metrics
@@ -31,6 +32,7 @@ from bot.config import SHUTDOWN_GRACE, Settings
 from bot.kb.knowledge import KnowledgeBase
 from bot.service import Service, build
 from bot.slack import front, listeners
+from bot.slack.dashboard import DashboardPages
 from bot.slack.dispatch import Dispatcher
 from bot.slack.gateway import PACE_PER_SECOND, Gateway
 from bot.slack.listeners import installs, use
@@ -68,6 +70,7 @@ class Wiring:
     gateway: Gateway
     background: Inflight
     dispatcher: Dispatcher
+    installations: AsyncInstallationStore | None = None  # OAuth: the workspaces that installed errkb
 
 
 def build_app(settings: Settings, kb: KnowledgeBase, store: Store, update_delay: float = 1.0,
@@ -93,14 +96,15 @@ def build_app(settings: Settings, kb: KnowledgeBase, store: Store, update_delay:
 
     gateway = Gateway(client, settings.api_url, pace=pace, clients=clients)
     service = build(kb, store, gateway, update_delay=update_delay, pastes=settings.pastes_dir,
-                    reviewers=settings.reviewers, site_url=settings.site_url)
+                    reviewers=settings.reviewers, site_url=settings.site_url, alert_window=settings.alert_window)
     background = Inflight()
     app.use(use.provide(service, background))
     listeners.register(app)
     if oauth is not None:
         installs.register(app)
     metrics.PENDING.set_function(service.pending)
-    return Wiring(app, service, gateway, background, Dispatcher(app, service, gateway.via_for, installed))
+    return Wiring(app, service, gateway, background, Dispatcher(app, service, gateway.via_for, installed),
+                  oauth.installation_store if oauth is not None else None)
 
 
 def http_app(wiring: Wiring | None, signing_secret: str, unready: Callable[[], Awaitable[str | None]]
@@ -209,8 +213,10 @@ async def start(settings: Settings, host: str = "0.0.0.0", port: int | None = No
                 return "Socket Mode is not connected"
             return await store.readiness()
 
-        runner = web.AppRunner(http_app(None if socket_mode else wiring, settings.signing_secret or "", unready),
-                               access_log=None)
+        web_app = http_app(None if socket_mode else wiring, settings.signing_secret or "", unready)
+        if not socket_mode:  # the team dashboard, or the page saying what turns it on (bot/slack/dashboard.py)
+            DashboardPages(settings, wiring.service.dashboard, wiring.installations, session).mount(web_app)
+        runner = web.AppRunner(web_app, access_log=None)
         await runner.setup()
         site = web.TCPSite(runner, host, settings.port if port is None else port)
         await site.start()

@@ -1,6 +1,7 @@
 """A fake Slack Web API on 127.0.0.1: real HTTP, records every call, can answer 429 / 500 / slowly.
 
-Point the bot at it with ``SLACK_API_URL`` (``FakeSlack.api_url``). It also serves the download
+Point the bot at it with ``SLACK_API_URL`` (``FakeSlack.api_url``); Sign in with Slack is ``FakeSlack.sign_in``
+(``tests.support.slack_sign_in``). It also serves the download
 URLs of the files it knows (``add_file``) and the ``response_url``s that payloads carry
 (``response_url()``); those calls are recorded as ``files.download`` and ``response_url``.
 """
@@ -17,6 +18,7 @@ from typing import Any
 from aiohttp import web
 
 from tests.support.serving import serve
+from tests.support.slack_sign_in import FakeSignIn
 from tests.support.waits import quiet as quiet_for
 from tests.support.waits import until
 
@@ -99,6 +101,7 @@ class FakeSlack:
         self.refresh_tokens: dict[str, str] = {}
         self.token_lifetime: int | None = None
         self._issued = itertools.count(1)
+        self.sign_in = FakeSignIn(CLIENT_ID, CLIENT_SECRET)  # Sign in with Slack (OpenID Connect)
 
     # --- lifecycle -----------------------------------------------------------------------
 
@@ -108,6 +111,8 @@ class FakeSlack:
         app.router.add_get("/files/{file_id}/{name}", self._download)
         app.router.add_post("/respond/{key}", self._respond)
         app.router.add_get("/socket", self._socket)
+        app.router.add_get("/openid/connect/authorize", self.sign_in.authorize)
+        app.router.add_get("/openid/connect/keys", self.sign_in.keys)
         self._runner, self.base_url = await serve(app)
         return self
 
@@ -230,6 +235,10 @@ class FakeSlack:
             return web.json_response(call.result)
         if method == "oauth.v2.access":
             call.result = self._oauth(args, auth)
+            return web.json_response(call.result)
+        if method in ("openid.connect.token", "openid.connect.userInfo"):
+            call.result = (self.sign_in.token(args, auth) if method == "openid.connect.token"
+                           else self.sign_in.user_info(token))
             return web.json_response(call.result)
         if token not in self.tokens:
             return web.json_response({"ok": False, "error": "invalid_auth"})

@@ -1,0 +1,84 @@
+"""The dashboard's plots: pygal charts rendered on the server as inline SVG.
+
+No script and no font or stylesheet from elsewhere (``js=[]``): the page works offline and behind a strict
+Content-Security-Policy; every value is printed on its bar, so nothing needs a tooltip. Labels are
+XML-escaped by pygal (ElementTree), so a masked error line cannot become markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pygal
+from pygal.style import Style
+
+WIDTH = 960
+FONT = '-apple-system,"Segoe UI",Roboto,"Noto Sans","Noto Sans CJK SC","PingFang SC","Microsoft YaHei",sans-serif'
+MONO = 'ui-monospace,Menlo,Consolas,"Noto Sans Mono CJK SC",monospace'
+COLOURS = ("#1264a3", "#2eb67d", "#ecb22e", "#e01e5a", "#36c5f0", "#7c3085", "#ff8a00", "#5a6b7b", "#9e9ea6")
+WORKED, FAILED = "#2eb67d", "#e01e5a"
+LABEL_CHARS = 56  # a longer label (an error's signature, a fix) is cut with an ellipsis
+
+
+
+def _style(*colours: str, on_bar: bool = False) -> Style:
+    """The charts' look; ``on_bar``: values printed in white on the bars (else in text colour above them)."""
+    return Style(background="transparent", plot_background="transparent", foreground="#1d1c1d",
+                 foreground_strong="#1d1c1d", foreground_subtle="#d8d8d8", opacity="0.92", opacity_hover="1",
+                 colors=colours, font_family=FONT, value_font_family=MONO, label_font_size=13,
+                 major_label_font_size=13, value_font_size=12, legend_font_size=13, no_data_font_size=16,
+                 value_colors=("#ffffff" if on_bar else "#1d1c1d",) * len(colours))
+
+
+def _config(height: int, no_data: str, **options: object) -> dict[str, object]:
+    return {"js": [], "disable_xml_declaration": True, "width": WIDTH, "height": height, "explicit_size": False,
+            "style": _style(*COLOURS), "no_data_text": no_data, "print_values": True, "margin": 12,
+            "truncate_label": -1, **options}
+
+
+def short(label: str) -> str:
+    """``label`` on one line, cut to ``LABEL_CHARS`` characters."""
+    line = " ".join(label.split())
+    return line if len(line) <= LABEL_CHARS else line[: LABEL_CHARS - 1] + "…"
+
+
+def _svg(chart: pygal.graph.graph.Graph) -> str:
+    return str(chart.render(is_unicode=True))
+
+
+def stacked_by_day(labels: Sequence[str], series: Sequence[tuple[str, Sequence[int]]], no_data: str) -> str:
+    """Bars per day, one colour per series, stacked (the day's total on top)."""
+    chart = pygal.StackedBar(**_config(360, no_data, print_values=False, legend_at_bottom=True,
+                                       legend_at_bottom_columns=min(len(series), 6) or 1, x_label_rotation=0,
+                                       show_minor_x_labels=False, x_labels_major_every=7, show_x_guides=False))
+    chart.x_labels = list(labels)
+    for name, counts in series:
+        chart.add(name, list(counts))
+    return _svg(chart)
+
+
+def horizontal(labels: Sequence[str], values: Sequence[int], series: str, no_data: str, colour: str = COLOURS[0]
+               ) -> str:
+    """One bar per label, top to bottom in the order given, its value printed on it."""
+    chart = pygal.HorizontalBar(**_config(_height(len(labels)), no_data, show_legend=False,
+                                          style=_style(colour, on_bar=True)))
+    chart.x_labels = [short(label) for label in reversed(labels)]  # pygal draws the first label at the bottom
+    if labels:
+        chart.add(series, list(reversed(values)))
+    return _svg(chart)
+
+
+def worked_or_not(labels: Sequence[str], worked: Sequence[int], failed: Sequence[int], names: tuple[str, str],
+                  no_data: str) -> str:
+    """One bar per fix: its votes that it worked, then those that it did not, stacked."""
+    chart = pygal.HorizontalStackedBar(**_config(_height(len(labels)) + 40, no_data, legend_at_bottom=True,
+                                                 style=_style(WORKED, FAILED, on_bar=True)))
+    chart.x_labels = [short(label) for label in reversed(labels)]
+    if labels:
+        chart.add(names[0], list(reversed(worked)))
+        chart.add(names[1], list(reversed(failed)))
+    return _svg(chart)
+
+
+def _height(bars: int) -> int:
+    return 90 + 34 * max(bars, 3)

@@ -1,0 +1,235 @@
+"""The team dashboard behind Sign in with Slack, over real HTTP against the running bot and the fake Slack: a
+member of an installed workspace signs in and sees that workspace's numbers only; a forged state, another
+sign-in's nonce, an expired or forged ID token, another app's token, a workspace that never installed errkb are
+refused; an expired or forged session goes back to Slack; signing out ends the session."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import shutil
+import time
+from collections.abc import AsyncIterator
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+import aiohttp
+import jwt
+import pytest
+
+from bot.slack.app import start
+from bot.slack.sessions import SESSION
+from tests.slack.conftest import NCCL_ID, Harness, SlackSender, settings_for
+from tests.slack.test_oauth import KEY, in_team, install
+from tests.support import payloads as p
+from tests.support.fake_slack import CLIENT_ID, CLIENT_SECRET
+from tests.support.slack_sign_in import Approver
+from tests.support.waits import eventually
+
+SECRET = "dashboard-secret-made-for-these-tests-0123456789"
+NPM_ID = "node/npm-eresolve-dependency-tree"
+
+
+@pytest.fixture
+async def dash(fake_slack, tmp_path, kb, seeded_db) -> AsyncIterator[Harness]:
+    shutil.copy(seeded_db, tmp_path / "errkb.db")
+    settings = settings_for(fake_slack, tmp_path, bot_token=None, client_id=CLIENT_ID, client_secret=CLIENT_SECRET,
+                            encryption_key=KEY, dashboard_secret=SECRET)
+    running = await start(settings, host="127.0.0.1", port=0, kb=kb, update_delay=0.2, pace=1000.0, seed=False)
+    async with aiohttp.ClientSession() as session:
+        harness = Harness(running, fake_slack, SlackSender(f"http://127.0.0.1:{running.port}", session))
+        for team in ("T0AAA", "T0BBB"):
+            assert (await install(harness, team)).status == 200
+        yield harness
+    await running.stop(grace=5)
+
+
+def browser() -> aiohttp.ClientSession:
+    """A browser of its own: its own cookies (kept for 127.0.0.1 too)."""
+    return aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True))
+
+
+async def open_dashboard(h: Harness, web: aiohttp.ClientSession, team: str, path: str = "/dashboard",
+                         **member: str) -> tuple[int, str]:
+    """Open ``path`` in ``web`` and follow every redirect, approving in Slack as a member of ``team``."""
+    h.slack.sign_in.member = Approver(team, member.pop("user", "U_ADA"), **member)
+    async with web.get(f"{h.send.base_url}{path}") as page:
+        return page.status, await page.text()
+
+
+async def seed(h: Harness) -> None:
+    """T0AAA hit NCCL 3 times (today and two days ago) and npm twice; T0BBB hit npm 7 times, voted, kept an
+    unknown error and wrote a team entry that awaits review."""
+    today = dt.datetime.now(dt.UTC).date()
+    store = h.store
+    for day, entry_id, n in [(today, NCCL_ID, 2), (today - dt.timedelta(days=2), NCCL_ID, 1), (today, NPM_ID, 2)]:
+        for _ in range(n):
+            await store.record_hit(entry_id, "en", day, workspace="T0AAA")
+    for _ in range(7):
+        await store.record_hit(NPM_ID, "zh", today, workspace="T0BBB")
+    await store.record_button("T0BBB", "U_B1", NPM_ID, 0, 1, time.time())
+    await store.record_button("T0BBB", "U_B2", NPM_ID, 0, -1, time.time())
+    await store.seen_unknown("T0BBB", "C1", "d1", "KafkaTimeoutError: broker <n> unreachable", "KafkaTimeoutError")
+    await store.add_team_entry("T0BBB", "U_B1", "en", {"title": "WidgetError: widget stuck",
+                                                       "cause": "The widget daemon hangs.",
+                                                       "workarounds": ["Restart the widget daemon."]},
+                               r"WidgetError: widget \w+ stuck", "WidgetError: widget w1 stuck")
+
+
+def summary(html: str) -> str:
+    found = re.search(r'<p class="summary">([^<]*)</p>', html)
+    assert found, html[:500]
+    return found.group(1)
+
+
+class TestSignIn:
+    async def test_each_workspaces_member_sees_only_their_own_workspaces_numbers(self, dash):
+        await seed(dash)
+        async with browser() as a, browser() as b:
+            status_a, page_a = await open_dashboard(dash, a, "T0AAA", team_name="Acme")
+            status_b, page_b = await open_dashboard(dash, b, "T0BBB", team_name="Beta", name="Bob")
+        assert status_a == status_b == 200
+        assert summary(page_a) == "5 errors answered in the last 30 days"
+        assert summary(page_b) == "7 errors answered in the last 30 days"
+        assert "Ada Lovelace in Acme" in page_a and "Bob in Beta" in page_b
+        assert page_a.count("<svg") == page_b.count("<svg") == 5  # five plots, each inline SVG
+        assert ">pytorch<" in page_a and ">node<" in page_a and ">pytorch<" not in page_b
+        # B's vote, unknown error and team entry are on B's page only
+        assert "KafkaTimeoutError: broker &lt;n&gt; unreachable" in page_b and "KafkaTimeoutError" not in page_a
+        assert "WidgetError: widget stuck" in page_b and "WidgetError" not in page_a
+        assert ">worked<" in page_b and "50%" in page_b and "50%" not in page_a
+
+    async def test_the_flow_asks_slack_for_openid_profile_and_exchanges_the_code_with_the_apps_credentials(self, dash):
+        async with browser() as web, web.get(f"{dash.send.base_url}/dashboard", allow_redirects=False) as first:
+            assert first.status == 302
+            cookie = first.headers["Set-Cookie"]
+            assert "HttpOnly" in cookie and "SameSite=Lax" in cookie and "Path=/dashboard" in cookie
+            to = urlsplit(first.headers["Location"])
+            query = parse_qs(to.query)
+            assert f"{to.scheme}://{to.netloc}/" == dash.slack.base_url + "/" and to.path == "/openid/connect/authorize"
+            assert query["scope"] == ["openid profile"] and query["client_id"] == [CLIENT_ID]
+            assert query["redirect_uri"] == [f"{dash.send.base_url}/dashboard/oidc"]
+            assert len(query["state"][0]) >= 24 and len(query["nonce"][0]) >= 24
+            status, _ = await open_dashboard(dash, web, "T0AAA")
+        assert status == 200
+        (exchange,) = dash.slack.calls_to("openid.connect.token")
+        assert exchange.args["redirect_uri"] == f"{dash.send.base_url}/dashboard/oidc"
+        assert len(dash.slack.calls_to("openid.connect.userInfo")) == 1
+
+    async def test_a_forged_state_is_refused_before_any_code_is_exchanged(self, dash):
+        async with browser() as web:
+            async with web.get(f"{dash.send.base_url}/dashboard", allow_redirects=False) as first:
+                nonce = parse_qs(urlsplit(first.headers["Location"]).query)["nonce"][0]
+            code = dash.slack.sign_in.code(Approver("T0AAA", "U_ADA"), nonce)
+            back = urlencode({"code": code, "state": "forged"})
+            async with web.get(f"{dash.send.base_url}/dashboard/oidc?{back}", allow_redirects=False) as refused:
+                assert refused.status == 400 and SESSION not in refused.cookies
+                assert "This sign-in expired or did not start here." in await refused.text()
+        assert not dash.slack.calls_to("openid.connect.token")
+
+    async def test_a_way_back_with_no_sign_in_started_in_this_browser_is_refused(self, dash):
+        code = dash.slack.sign_in.code(Approver("T0AAA", "U_ADA"), "n")
+        async with browser() as web, web.get(f"{dash.send.base_url}/dashboard/oidc?code={code}&state=s") as r:
+            assert r.status == 400
+        assert not dash.slack.calls_to("openid.connect.token")
+
+    @pytest.mark.parametrize(("spoiled", "forge"), [
+        ({"nonce": "another-sign-in"}, False),
+        ({"exp": int(time.time()) - 3600, "iat": int(time.time()) - 7200}, False),
+        ({"aud": "9999.9999"}, False),  # an ID token for another app
+        ({"iss": "https://evil.example"}, False),
+        ({}, True),  # signed with a key Slack does not publish
+    ], ids=["wrong-nonce", "expired", "wrong-audience", "wrong-issuer", "forged-signature"])
+    async def test_an_id_token_that_fails_a_check_signs_nobody_in(self, dash, spoiled, forge):
+        await seed(dash)
+        dash.slack.sign_in.claims, dash.slack.sign_in.forge = spoiled, forge
+        async with browser() as web:
+            status, page = await open_dashboard(dash, web, "T0AAA")
+            assert not any(c.key == SESSION for c in web.cookie_jar)
+        assert status == 403 and "Slack did not confirm who you are." in page and "errors answered" not in page
+
+    async def test_with_slacks_keys_unreachable_the_token_from_the_token_endpoint_is_trusted(self, dash):
+        dash.slack.sign_in.keys_down = True
+        async with browser() as web:
+            status, page = await open_dashboard(dash, web, "T0AAA")
+        assert status == 200 and "errors answered" in page
+
+    async def test_a_member_of_a_workspace_that_never_installed_errkb_is_refused(self, dash):
+        await seed(dash)
+        async with browser() as web:
+            status, page = await open_dashboard(dash, web, "T0NEVER", team_name="Nowhere")
+            assert not any(c.key == SESSION for c in web.cookie_jar)
+        assert status == 403 and "errkb is not installed in Nowhere" in page
+
+
+class TestSession:
+    @pytest.mark.parametrize("cookie", [
+        jwt.encode({"kind": SESSION, "team": "T0AAA", "user": "U", "name": "n", "team_name": "t",
+                    "exp": int(time.time()) - 60}, SECRET, "HS256"),  # expired
+        jwt.encode({"kind": SESSION, "team": "T0AAA", "user": "U", "name": "n", "team_name": "t",
+                    "exp": int(time.time()) + 3600}, "a-guessed-secret-that-is-not-the-servers", "HS256"),  # forged
+        "not-a-token",
+    ], ids=["expired", "forged", "garbage"])
+    async def test_an_expired_or_forged_session_goes_back_to_sign_in(self, dash, cookie):
+        async with browser() as web, web.get(f"{dash.send.base_url}/dashboard", allow_redirects=False,
+                                             headers={"Cookie": f"{SESSION}={cookie}"}) as r:
+            assert r.status == 302
+            assert r.headers["Location"].startswith(f"{dash.slack.base_url}/openid/connect/authorize?")
+
+    async def test_a_url_naming_another_workspace_gives_nothing_of_it(self, dash):
+        await seed(dash)
+        async with browser() as web:
+            assert (await open_dashboard(dash, web, "T0AAA"))[0] == 200
+            for param in ("team", "team_id", "workspace"):
+                async with web.get(f"{dash.send.base_url}/dashboard?{param}=T0BBB") as r:
+                    page = await r.text()
+                    assert r.status == 404 and "errors answered" not in page and "7" not in summary_or_empty(page)
+            async with web.get(f"{dash.send.base_url}/dashboard?team=T0AAA") as mine:
+                assert mine.status == 200 and summary(await mine.text()) == "5 errors answered in the last 30 days"
+
+    async def test_signing_out_ends_the_session(self, dash):
+        async with browser() as web:
+            assert (await open_dashboard(dash, web, "T0AAA"))[0] == 200
+            async with web.post(f"{dash.send.base_url}/dashboard/signout") as out:
+                assert out.status == 200 and "You are signed out" in await out.text()
+            assert not any(c.key == SESSION for c in web.cookie_jar)
+            async with web.get(f"{dash.send.base_url}/dashboard", allow_redirects=False) as again:
+                assert again.status == 302 and "/openid/connect/authorize" in again.headers["Location"]
+
+    async def test_a_workspace_that_uninstalled_since_signing_in_sees_nothing(self, dash):
+        await seed(dash)
+        async with browser() as web:
+            assert (await open_dashboard(dash, web, "T0AAA"))[0] == 200
+            event = in_team(p.envelope({"type": "app_uninstalled", "event_ts": p.new_ts()}), "T0AAA")
+            assert (await dash.send.event(event)).status == 200
+
+            async def status() -> tuple[int, str]:
+                async with web.get(f"{dash.send.base_url}/dashboard") as r:
+                    return r.status, await r.text()
+
+            gone, page = await eventually(status, lambda answer: answer[0] == 403)
+            assert gone == 403 and "errors answered" not in page
+
+
+def summary_or_empty(html: str) -> str:
+    found = re.search(r'<p class="summary">([^<]*)</p>', html)
+    return found.group(1) if found else ""
+
+
+class TestLanguages:
+    async def test_the_page_speaks_the_members_slack_language_or_the_one_asked_for(self, dash):
+        await seed(dash)
+        async with browser() as web:
+            status, page = await open_dashboard(dash, web, "T0AAA", locale="zh-CN")
+            assert status == 200 and "最近 30 天回答了 5 个错误" in summary(page)
+            async with web.get(f"{dash.send.base_url}/dashboard?locale=zh-TW") as r:
+                assert "最近 30 天回答了 5 個錯誤" in summary(await r.text())
+            async with web.get(f"{dash.send.base_url}/dashboard?locale=en") as r:
+                assert summary(await r.text()) == "5 errors answered in the last 30 days"
+
+
+class TestOff:
+    async def test_without_a_secret_the_dashboard_is_off_and_says_what_turns_it_on(self, harness):
+        async with browser() as web, web.get(f"{harness.send.base_url}/dashboard", allow_redirects=False) as r:
+            assert r.status == 503
+            page = await r.text()
+        assert "The dashboard is off" in page and "ERRKB_DASHBOARD_SECRET" in page
