@@ -16,7 +16,7 @@ from bot.errors import ErrkbError
 from bot.i18n import _
 from bot.render import blocks as slack_blocks
 from bot.render import ci as ci_render
-from bot.render.kit import MAX_BLOCKS, SECTION_LIMIT, clip, context, divider, escape, link, section
+from bot.render.kit import MAX_BLOCKS, METADATA, SECTION_LIMIT, clip, context, divider, escape, link, section
 
 SHOWN = 6  # failures on one card (each is about seven blocks; Slack allows fifty)
 READY_TIMEOUT = 5.0
@@ -57,7 +57,7 @@ def post(channel: str, message: dict[str, Any], token: str, api_url: str | None 
     client = WebClient(token=token, base_url=api_url or WebClient.BASE_URL, timeout=30)
     try:
         response = client.chat_postMessage(channel=channel, text=message["text"], blocks=message["blocks"],
-                                           unfurl_links=False, unfurl_media=False)
+                                           unfurl_links=False, unfurl_media=False, metadata=METADATA)
     except SlackApiError as exc:
         raise ErrkbError(f"Slack: chat.postMessage to {channel}: {exc.response.get('error')}") from exc
     except OSError as exc:

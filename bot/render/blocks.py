@@ -130,14 +130,27 @@ def _vote_buttons(entry: EntryCard, workaround: WorkaroundCard) -> list[dict[str
             button("👎 " + _("Didn't work"), ACTION_VOTE_DOWN, value)]
 
 
+def seen_text(count: int, window: float) -> str:
+    """How often other bots alerted about the error in this channel within the window (seconds)."""
+    n = fmt_number(count)
+    if round(window) == 86400:
+        return ngettext("Seen {n} time in this channel today", "Seen {n} times in this channel today",
+                        count).format(n=n)
+    return ngettext("Seen {n} time in this channel in the last {hours} h",
+                    "Seen {n} times in this channel in the last {hours} h", count).format(
+        n=n, hours=fmt_number(window / 3600))
+
+
 def answer_message(entry: EntryCard, match: MatchCard | None = None, private: bool = False,
-                   other_language: bool = True, shown: WorkaroundCard | None = None) -> Message:
+                   other_language: bool = True, shown: WorkaroundCard | None = None, seen: int = 0,
+                   window: float = 86400.0) -> Message:
     """The one compact answer: headline with the reader's line, cause, best fix, buttons.
 
     ``private`` (an ephemeral answer) carries no reaction prompt, since Slack allows no reactions
     there; its buttons vote. ``other_language`` False leaves out the language button (an answer
     already shown in the other language offers it once, not again). ``shown`` is the fix the
-    message votes for (default: the best ranked now; an update keeps the one first posted).
+    message votes for (default: the best ranked now; an update keeps the one first posted). ``seen`` over 1
+    is how often other bots alerted about this error in the channel within ``window`` seconds.
     """
     name = labels.headline(entry, match)
     lines = [f"*{escape(name)}*"]
@@ -146,6 +159,8 @@ def answer_message(entry: EntryCard, match: MatchCard | None = None, private: bo
     cause = escape(summary.first_sentences(entry.root_cause)) + mark(entry.root_cause_untranslated)
     lines.append(labels.labelled(f"*{labels.heading('cause')}*", cause))
     blocks: list[dict[str, Any]] = [section("\n".join(lines))]
+    if seen > 1:
+        blocks.append(context(escape(seen_text(seen, window))))
     best = shown or (entry.workarounds[0] if entry.workarounds else None)
     if best is not None:
         blocks.append(section(labels.labelled(f"*{labels.heading('best_fix')}*", _fix_text(best))))

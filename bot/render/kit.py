@@ -16,6 +16,17 @@ MAX_BLOCKS = 50  # blocks in a message
 
 Block = dict[str, Any]
 
+# Slack message metadata on every message errkb posts: another errkb (another app, another install) reading
+# the channel knows it for errkb's and never answers it (``bot.slack.listeners.parse``).
+ERRKB_EVENT = "errkb_answer"
+METADATA: dict[str, Any] = {"event_type": ERRKB_EVENT, "event_payload": {"app": "errkb"}}
+
+
+def from_errkb(message: Any) -> bool:
+    """Whether a Slack message carries errkb's metadata (any errkb posted it)."""
+    metadata = message.get("metadata") if isinstance(message, dict) else None
+    return isinstance(metadata, dict) and metadata.get("event_type") == ERRKB_EVENT
+
 
 def escape(text: str) -> str:
     """Slack mrkdwn escaping: ``& < >`` only, as Slack documents."""

@@ -3,7 +3,8 @@
 A message costs only the match until the matcher finds an error: then the channel's settings (held
 in memory) decide whether to answer, and the decision is recorded before Slack's ack (``Outbox``),
 so a retry, an edit or another replica never answers twice. The outbox's workers carry decisions
-out (``carry_out``): the one compact answer in the paste's thread, in the reader's language.
+out (``carry_out``): the one compact answer in the paste's thread, in the reader's language. Another
+bot's alert is answered only when it is the first of its error in the channel (``Alerts``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from bot.kb.matcher import Match
 from bot.kb.shape import Shape, own_frame
 from bot.render import blocks
 from bot.service import keys
+from bot.service.alerts import Alerts, Refresh
 from bot.service.conversation import Conversations
 from bot.service.incoming import Incoming
 from bot.service.knowledge import Knowledge
@@ -53,7 +55,8 @@ def answer_post(entry: EntryCard, match: MatchCard | None, locale: str) -> Post:
 class Answers:
     def __init__(self, knowledge: Knowledge, team: TeamKnowledge, store: Store, outlet: Outlet,
                  conversations: Conversations, channels: Channels, numbers: Numbers, unknowns: Unknowns,
-                 writer: WriteBehind, quoted: Quoted, clock: Callable[[], float] = time.time) -> None:
+                 writer: WriteBehind, quoted: Quoted, refresh: Refresh, alert_window: float,
+                 clock: Callable[[], float] = time.time) -> None:
         self.knowledge = knowledge
         self.team = team
         self.outlet = outlet
@@ -65,6 +68,7 @@ class Answers:
         self.quoted = quoted
         self.clock = clock
         self.outbox = Outbox(store, writer, self.carry_out, outlet.via_for, clock=clock)
+        self.alerts = Alerts(store, self.outbox.record_done, refresh, alert_window, clock)
 
     # --- what to answer ---------------------------------------------------------------------
 
@@ -82,7 +86,11 @@ class Answers:
         if mode != "auto" or (m.author.bot and not bots):
             return
         if matches:
-            recorded = await self._decide_answer(m, matches[0], via)
+            if m.author.bot:  # an alert: answered once per error and channel within the window, else counted
+                recorded = (await self.alerts.first(m, matches[0].entry_id, via)
+                            and await self._decide_answer(m, matches[0], via, kind="alert"))
+            else:
+                recorded = await self._decide_answer(m, matches[0], via)
             metrics.outcome("answered" if recorded else "duplicate", matches[0].entry_id)
         else:
             recorded = await self.outbox.record(self._decision(m, "files", keys.message(m.workspace, m.channel, m.ts),
@@ -151,9 +159,10 @@ class Answers:
         return Decision(key, kind, m.workspace, m.channel, m.thread_ts, m.ts, m.author.user, entry_id, files,
                         self.clock())
 
-    async def _decide_answer(self, m: Incoming, match: Match, via: Via, created_at: float | None = None) -> bool:
+    async def _decide_answer(self, m: Incoming, match: Match, via: Via, created_at: float | None = None,
+                             kind: str = "answer") -> bool:
         self.numbers.warm(m.workspace)  # once: the workspace's next answers need no store read for their numbers
-        decision = self._decision(m, "answer", keys.answer(m.workspace, m.channel, m.thread_ts, match.entry_id),
+        decision = self._decision(m, kind, keys.answer(m.workspace, m.channel, m.thread_ts, match.entry_id),
                                   match.entry_id)
         if created_at is not None:
             decision = replace(decision, created_at=created_at)
@@ -172,7 +181,7 @@ class Answers:
         """Do what a recorded decision says; False when it could not be done (it is then forgotten)."""
         d = job.decision
         via = job.via or self.outlet.via_for(d.workspace)
-        if d.kind == "answer":
+        if d.kind in ("answer", "alert"):
             return await self._answer(d, job.memo, via)
         incoming = Incoming(d.workspace, d.channel, d.message_ts, d.thread_ts, Author(d.user, own=False, bot=False), "")
         if d.kind == "files":
@@ -246,6 +255,8 @@ class Answers:
         report = await self.outlet.send(plan, via, on_sent=on_sent)
         if first and report.sent:
             metrics.FIRST_REPLY_SECONDS.observe(max(0.0, self.clock() - d.created_at))
+            if d.kind == "alert" and d.entry_id is not None:
+                await self.alerts.answered(d.workspace, d.channel, d.entry_id, report.sent[0].ts, via)
         metrics.ANSWERS.labels("posted" if report.ok else "partial" if report.sent else "failed").inc()
         if report.ok:
             return True

@@ -19,6 +19,11 @@ def message(workspace: str, channel: str, ts: str) -> str:
     return _key("message", workspace, channel, ts)
 
 
+def alert(workspace: str, channel: str, ts: str) -> str:
+    """One count per alert another bot posted, however often Slack delivers it."""
+    return _key("alert", workspace, channel, ts)
+
+
 def replay(*parts: str) -> str:
     """One effect per click or command, however often Slack replays it."""
     return _key("replay", *parts)

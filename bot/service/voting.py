@@ -1,7 +1,8 @@
 """Voting: 👍/👎 reactions, *Worked* / *Didn't work*, *Wrong error?*, and the answers they redraw.
 
 A vote is stored before Slack's ack (``VoteQueue`` batches a storm into few writes). A vote that
-changes a fix's numbers redraws the message that shows it, debounced and in place (``Refresher``).
+changes a fix's numbers redraws the message that shows it, debounced and in place (``Refresher``); so
+does another bot's alert counted on an answer (``bot.service.alerts``), which then shows the count.
 """
 
 from __future__ import annotations
@@ -36,13 +37,15 @@ def placement(thread: Sequence[PostedMessage], ts: str, entry_id: str) -> int:
 
 class Voting:
     def __init__(self, knowledge: Knowledge, store: Store, outlet: Outlet, conversations: Conversations,
-                 numbers: Numbers, writer: WriteBehind, quoted: Quoted, update_delay: float = 1.0) -> None:
+                 numbers: Numbers, writer: WriteBehind, quoted: Quoted, update_delay: float = 1.0,
+                 alert_window: float = 86400.0) -> None:
         self.knowledge = knowledge
         self.store = store
         self.outlet = outlet
         self.conversations = conversations
         self.numbers = numbers
         self.quoted = quoted
+        self.alert_window = alert_window
         self.queue = VoteQueue(store, before=writer.settled)
         self.updates = Refresher(self._render, self._send, self._tally, update_delay)
         self._vias: Expiring[str, Via] = Expiring(3600.0, size=1000)  # the latest client seen per workspace
@@ -118,15 +121,21 @@ class Voting:
             if entry is None or workaround is None:
                 return None, None
             rank = placement(found.thread, ts, entry.id)
-            if rank == 1:  # the answer itself, still showing the fix it was posted with
-                message = blocks.answer_message(entry, self.quoted.match(key, entry), shown=workaround)
+            seen = 0
+            if rank == 1:  # the answer itself, still showing the fix it was posted with (and alerts counted on it)
+                seen = await self.store.alert_count(workspace, channel, ts) or 0
+                message = blocks.answer_message(entry, self.quoted.match(key, entry), shown=workaround, seen=seen,
+                                                window=self.alert_window)
             else:
                 message = blocks.fix_message(entry, workaround, rank)
-        return Update(channel, ts, message), (workaround.votes_up, workaround.votes_down)
+        return Update(channel, ts, message), (workaround.votes_up, workaround.votes_down, seen)
 
     async def _tally(self, key: Key) -> object:
         tally = await self.store.message_tally(*key)
-        return None if tally is None else (tally.up, tally.down)
+        if tally is None:
+            return None
+        seen = await self.store.alert_count(*key) or 0  # 0 too for a fix message: it shows no count
+        return tally.up, tally.down, seen
 
     async def _send(self, key: Key, update: Update) -> tuple[bool, bool]:
         found, via = self._vias.peek(key[0])

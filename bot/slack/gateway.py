@@ -20,6 +20,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import metrics
+from bot.render.kit import METADATA, from_errkb
 from bot.service import slots
 from bot.service.plans import (
     Action,
@@ -37,6 +38,7 @@ from bot.service.plans import (
     Whisper,
 )
 from bot.service.ports import Author, Fetched, Via
+from bot.slack.alerts import alert_text
 from bot.slack.errors import api_error
 from bot.slack.files import read_snippet, text_file_ids
 
@@ -117,7 +119,7 @@ class Gateway:
             await self._reply(action.messages, via)
         elif isinstance(action, Update):
             await self._call(client, "chat_update", action.channel, channel=action.channel, ts=action.ts,
-                             text=action.message["text"], blocks=action.message["blocks"])
+                             text=action.message["text"], blocks=action.message["blocks"], metadata=METADATA)
         elif isinstance(action, Publish):
             await self._call(client, "views_publish", None, user_id=action.user, view=action.view)
         elif isinstance(action, OpenView):
@@ -133,7 +135,8 @@ class Gateway:
             try:
                 response = await self._call(client, "chat_postMessage", action.channel, channel=action.channel,
                                             thread_ts=thread_ts, text=post.message["text"],
-                                            blocks=post.message["blocks"], unfurl_links=False, unfurl_media=False)
+                                            blocks=post.message["blocks"], unfurl_links=False, unfurl_media=False,
+                                            metadata=METADATA)
             except CallFailed as exc:
                 log.error("could not post in %s: %s", action.channel, exc.reason)
                 if action.if_failed and not report.sent:
@@ -183,7 +186,8 @@ class Gateway:
     async def thread_root(self, channel: str, thread_ts: str, via: Via) -> Fetched | None:
         client = via.client or self.client
         try:
-            response = await self._call(client, "conversations_replies", None, channel=channel, ts=thread_ts, limit=1)
+            response = await self._call(client, "conversations_replies", None, channel=channel, ts=thread_ts, limit=1,
+                                        include_all_metadata=True)
         except CallFailed as exc:
             log.warning("conversations.replies %s %s failed: %s", channel, thread_ts, exc.reason)
             return None
@@ -191,11 +195,12 @@ class Gateway:
         if not messages:
             return None
         root = messages[0]
-        text = "\n".join(p for p in (str(root.get("text") or ""),
-                                     await self.read_files(list(text_file_ids(root)), via)) if p)
         bot_id, user = root.get("bot_id"), root.get("user")
-        own = bool((bot_id and bot_id in via.me) or (user and user in via.me))
-        return Fetched(text, Author(user, own=own, bot=bool(bot_id) or root.get("subtype") == "bot_message"))
+        bot = bool(bot_id) or root.get("subtype") == "bot_message"
+        text = "\n".join(p for p in (alert_text(root) if bot else str(root.get("text") or ""),
+                                     await self.read_files(list(text_file_ids(root)), via)) if p)
+        own = bool((bot_id and bot_id in via.me) or (user and user in via.me)) or from_errkb(root)
+        return Fetched(text, Author(user, own=own, bot=bot))
 
     async def user_locale(self, user: str, via: Via) -> str | None:
         client = via.client or self.client

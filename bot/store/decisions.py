@@ -22,8 +22,10 @@ from bot.store.records import Decision
 
 # A finished note (a mention's "nothing found", a file or thread-root look-up) keeps its key only
 # against Slack's retries of that event (the last comes about five minutes after it); a finished
-# answer keeps that thread's error answered as long as its posted messages are kept.
+# answer keeps that thread's error answered as long as its posted messages are kept, and so does an
+# alert counted (its edits, however late, are not new alerts).
 NOTE_KEEP = 3600.0
+_KEPT = ("answer", "alert", "alert_seen")  # answers to a paste or to an alert, and alerts counted
 
 _T = DecisionRow.__table__
 _COLUMNS = ("key", "kind", "workspace", "channel", "thread_ts", "message_ts", "user_id", "entry_id", "files",
@@ -49,7 +51,7 @@ _FORGET = delete(_T).where(_T.c.id.in_(bindparam("ids", expanding=True)))
 _RELEASE = update(_T).where(_T.c.owner == bindparam("me"), _T.c.done.is_(False)).values(lease_until=0.0)
 _PRUNE = delete(_T).where(_T.c.done.is_(True),
                           or_(_T.c.created_at < bindparam("answers_before"),
-                              (_T.c.kind != "answer") & (_T.c.created_at < bindparam("notes_before"))))
+                              _T.c.kind.not_in(_KEPT) & (_T.c.created_at < bindparam("notes_before"))))
 _PENDING = select(_T.c.id).where(_T.c.done.is_(False))
 
 

@@ -83,7 +83,7 @@ class Decision:
     """A recorded decision to answer (see ``bot.store.models.DecisionRow``)."""
 
     key: str
-    kind: str  # "answer" | "files" | "mention" | "note"
+    kind: str  # "answer" | "alert" (an answer to another bot's alert) | "alert_seen" | "files" | "mention" | "note"
     workspace: str
     channel: str
     thread_ts: str

@@ -14,8 +14,10 @@ from typing import Any
 
 from slack_bolt.context.async_context import AsyncBoltContext
 
+from bot.render.kit import from_errkb
 from bot.service import Author, Click, Command, Incoming, Via
 from bot.service.keys import replay
+from bot.slack.alerts import alert_text
 from bot.slack.files import text_file_ids
 
 MAX_ID = 64  # the store's Slack id columns; real ids (U…, C…, T…) are about 11 characters
@@ -69,8 +71,9 @@ def me_of(context: AsyncBoltContext) -> frozenset[str]:
 
 
 def author_of(message: dict[str, Any], me: frozenset[str]) -> Author:
+    """Who wrote ``message``: errkb (this install, by its ids, or any errkb, by its metadata), another bot, a person."""
     bot_id, user = slack_id(message.get("bot_id"), "bot_id"), slack_id(message.get("user"), "user") or None
-    own = bool((bot_id and bot_id in me) or (user and user in me))
+    own = bool((bot_id and bot_id in me) or (user and user in me)) or from_errkb(message)
     return Author(user, own=own, bot=bool(bot_id) or message.get("subtype") == "bot_message")
 
 
@@ -79,8 +82,10 @@ def incoming(message: dict[str, Any], channel: Any, workspace: str, me: frozense
     channel = slack_id(channel, "channel")
     if not ts or not channel:
         return None
+    author = author_of(message, me)
+    said = alert_text(message) if author.bot else message.get("text")  # an alert's error may be anywhere in it
     return Incoming(workspace, channel, ts, slack_id(message.get("thread_ts"), "thread_ts", MAX_TS) or ts,
-                    author_of(message, me), text(message.get("text")), text_file_ids(message))
+                    author, text(said), text_file_ids(message))
 
 
 def installation(payload: dict[str, Any]) -> tuple[str, str] | None:
