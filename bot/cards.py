@@ -59,7 +59,7 @@ class EntryCard:
     verification_tier: str
     confidence: float
     evidence_count: int
-    fix_success_rate: float
+    fix_success_rate: float | None  # the authors' estimate with every fix's votes pooled; None: neither
     resolvable: str
     last_confirmed: dt.date | None = None
     root_cause_untranslated: bool = False

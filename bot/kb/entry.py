@@ -27,6 +27,7 @@ GRAPH_LINKS = ("leads_to", "preceded_by", "frequently_confused_with")
 # An exported seed carries crowd-updated rates; these keys keep the authored priors beside them,
 # so re-importing an export never counts the same votes twice.
 SEED_PRIOR_KEY = "seed_success_rate"
+SEED_FIX_KEY = "seed_fix_success_rate"
 SEED_EVIDENCE_KEY = "seed_evidence_count"
 # A workaround written only in Chinese (a suggestion from Slack): ``"needs_translation": "en"`` with an
 # empty ``action`` and its text in ``workarounds_zh``; English readers see the Chinese, marked untranslated.
@@ -129,11 +130,15 @@ class Workaround:
     action: str
     how: str
     condition: str
-    success_rate: float
-    prior: float
+    success_rate: float | None  # as the seed says (an export: crowd-updated); None: unrated
+    prior: float | None  # the KB authors' estimate before any vote; None: unrated
     text_zh: str | None
     sources: tuple[str, ...]
     condition_zh: str | None = None
+
+
+def _rate(value: object) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def _condition_zh(item: dict, overlay: list, index: int) -> str | None:
@@ -216,8 +221,8 @@ class Entry:
                 action=w.get("action") or w.get("how") or "",
                 how=w.get("how") or "",
                 condition=w.get("condition") or "",
-                success_rate=float(w.get("success_rate") or 0.0),
-                prior=float(w.get(SEED_PRIOR_KEY, w.get("success_rate")) or 0.0),
+                success_rate=_rate(w.get("success_rate")),
+                prior=_rate(w.get(SEED_PRIOR_KEY, w.get("success_rate"))),
                 text_zh=zh_w[i] if i < len(zh_w) and zh_w[i] else None,
                 sources=tuple(w.get("sources") or ()),
                 condition_zh=_condition_zh(w, zh_wc, i),
@@ -321,8 +326,13 @@ class Entry:
         return float(value) if isinstance(value, int | float) else 0.5
 
     @property
+    def fix_estimate(self) -> float | None:
+        """The authors' estimate of how often the entry's fixes fix the error (before any crowd votes)."""
+        return _rate(self.raw.get(SEED_FIX_KEY, self.raw.get("fix_success_rate")))
+
+    @property
     def evidence_count(self) -> int:
-        """The authored evidence count (before any crowd votes)."""
+        """The real reports the seed records (before any crowd votes)."""
         value = self.raw.get(SEED_EVIDENCE_KEY, self.raw.get("evidence_count"))
         return value if isinstance(value, int) and not isinstance(value, bool) else 0
 

@@ -6,20 +6,22 @@ last event that touched it, and an event older than that is ignored, so any sequ
 add/remove events — repeated, duplicated or delivered out of order — ends in the state the
 message really shows.
 
-Success rate is the posterior mean of a Beta prior centred on the seed's ``success_rate``::
+Success rate is the posterior mean of a Beta prior centred on the seed's ``success_rate`` (the KB
+authors' estimate, worth a few pseudo-votes)::
 
-    n0    = 2 + 8 * confidence                 (prior weight, in pseudo-votes)
+    n0    = 2 + 3 * confidence                 (prior weight: 2 to 5 pseudo-votes)
     rate  = (p0 * n0 + up) / (n0 + up + down)
 
 and workarounds are ranked by a lower bound of that posterior (mean − 1.2816·sd, a one-sided
 90% bound), so a single 👍 cannot lift a weak workaround above a well-established one.
 
-A fix a teammate suggests from Slack (``Suggested``) starts from a deliberately weak prior: 50%
-worth one vote (``SUGGESTED_PRIOR``, ``SUGGESTED_WEIGHT``). The KB's authored priors are worth
-2–10 votes because an author researched them; a suggestion is one person's report, so it must earn
-its rank: unvoted it ranks below the KB's usual fixes (lower bound ≈ 0.05), three 👍 out of three lift it
-above a typical authored 70% fix, and a 👎 sinks it at once. Its workaround index is
-``SUGGESTED_BASE`` + its id, far above any KB index, so votes address it like any other fix.
+A fix with no estimate (*unrated*: a seed workaround without ``success_rate``) and a fix a teammate
+suggests from Slack (``Suggested``) start from a deliberately weak prior: 50% worth one vote
+(``WEAK_PRIOR``, ``WEAK_WEIGHT``), which nobody reads as a rate: such a fix shows its votes only.
+Unvoted, it ranks below the KB's estimated fixes (lower bound ≈ 0.05), in the authors' order; three 👍
+out of three lift it above a typical estimated 70% fix, and a 👎 sinks it at once. A suggestion's
+workaround index is ``SUGGESTED_BASE`` + its id, far above any KB index, so votes address it like any
+other fix.
 """
 
 from __future__ import annotations
@@ -131,10 +133,11 @@ class Totals:
     voters: int = 0  # distinct people who voted
 
 
-# Suggested fixes: indexes from SUGGESTED_BASE on (never a KB workaround's), a 50% prior worth one vote.
+# Suggested fixes: indexes from SUGGESTED_BASE on (never a KB workaround's). They and unrated KB fixes
+# start from a 50% prior worth one vote.
 SUGGESTED_BASE = 1_000_000
-SUGGESTED_PRIOR = 0.5
-SUGGESTED_WEIGHT = 1.0
+WEAK_PRIOR = 0.5
+WEAK_WEIGHT = 1.0
 
 
 @dataclass(frozen=True)
@@ -168,8 +171,13 @@ def suggested_key(index: int) -> str:
 
 
 def prior_weight(confidence: float) -> float:
-    """How many votes the seed's prior is worth: 2 for an unsure entry, 10 for a certain one."""
-    return 2.0 + 8.0 * min(max(confidence, 0.0), 1.0)
+    """How many votes the authors' estimate is worth: 2 for an unsure entry, 5 for a certain one."""
+    return 2.0 + 3.0 * min(max(confidence, 0.0), 1.0)
+
+
+def _start(prior: float | None, confidence: float) -> tuple[float, float]:
+    """Where a fix's rate starts: the authors' estimate and its weight, or the weak prior when unrated."""
+    return (WEAK_PRIOR, WEAK_WEIGHT) if prior is None else (prior, prior_weight(confidence))
 
 
 def _mean(prior: float, n0: float, tally: Tally) -> float:
@@ -182,32 +190,37 @@ def _lower_bound(prior: float, n0: float, tally: Tally) -> float:
     return max(0.0, mean - LOWER_BOUND_Z * math.sqrt(mean * (1.0 - mean) / (n + 1.0)))
 
 
-def success_rate(prior: float, confidence: float, tally: Tally) -> float:
-    """Posterior mean success rate of a workaround."""
-    return _mean(prior, prior_weight(confidence), tally)
+def success_rate(prior: float | None, confidence: float, tally: Tally) -> float:
+    """Posterior mean success rate of a workaround (``prior`` None: unrated)."""
+    return _mean(*_start(prior, confidence), tally)
 
 
-def rate_lower_bound(prior: float, confidence: float, tally: Tally) -> float:
+def rate_lower_bound(prior: float | None, confidence: float, tally: Tally) -> float:
     """A one-sided 90% lower bound of the success rate, used to rank workarounds."""
-    return _lower_bound(prior, prior_weight(confidence), tally)
+    return _lower_bound(*_start(prior, confidence), tally)
 
 
 def suggested_rate(tally: Tally) -> float:
     """A suggested fix's success rate: its votes on the weak prior."""
-    return _mean(SUGGESTED_PRIOR, SUGGESTED_WEIGHT, tally)
+    return _mean(WEAK_PRIOR, WEAK_WEIGHT, tally)
 
 
 def suggested_lower_bound(tally: Tally) -> float:
     """A suggested fix's ranking bound, comparable with ``rate_lower_bound`` of the KB's fixes."""
-    return _lower_bound(SUGGESTED_PRIOR, SUGGESTED_WEIGHT, tally)
+    return _lower_bound(WEAK_PRIOR, WEAK_WEIGHT, tally)
 
 
-def fix_success_rate(rates: Iterable[float]) -> float:
-    """The entry's overall fix rate: the mean of its workarounds' live success rates."""
-    values = list(rates)
-    return sum(values) / len(values) if values else 0.0
+def fix_success_rate(estimate: float | None, confidence: float, tallies: Iterable[Tally]) -> float | None:
+    """How often the entry's fixes fix the error: the votes on all its fixes pooled, starting from the
+    authors' estimate (the seed's ``fix_success_rate``) worth a few votes; None when there is neither."""
+    up = down = 0
+    for tally in tallies:
+        up, down = up + tally.up, down + tally.down
+    if estimate is None:
+        return up / (up + down) if up + down else None
+    return _mean(estimate, prior_weight(confidence), Tally(up, down))
 
 
 def evidence_count(seed_evidence: int, distinct_voters: int) -> int:
-    """Independent reports behind an entry: the seed's count plus every distinct voter."""
+    """Real reports behind an entry: those the seed records (``evidence_count``) plus every distinct voter."""
     return seed_evidence + distinct_voters

@@ -18,6 +18,7 @@ from bot.kb.entry import (
     NEEDS_TRANSLATION_KEY,
     RESOLVABLE_VALUES,
     SEED_EVIDENCE_KEY,
+    SEED_FIX_KEY,
     SEED_PRIOR_KEY,
     SEVERITIES,
     VERIFICATION_TIERS,
@@ -149,6 +150,7 @@ def validate_entry(raw: Any, file: str, expected_id: str | None = None) -> list[
         check.add("verification_tier", f"expected one of {', '.join(VERIFICATION_TIERS)}, got {tier!r}")
     check.rate(raw, "confidence", "confidence", required=False)
     check.rate(raw, "fix_success_rate", "fix_success_rate", required=False)
+    check.rate(raw, SEED_FIX_KEY, SEED_FIX_KEY, required=False)
     if "resolvable" in raw and raw["resolvable"] not in RESOLVABLE_VALUES:
         check.add("resolvable", f"expected true, false or \"partial\", got {raw['resolvable']!r}")
     for key in ("first_seen", "last_confirmed", "last_updated"):
@@ -187,9 +189,9 @@ def _validate_actions(check: _Checker, raw: dict) -> None:
                       f"must be \"en\" (the English is still to be written), got {pending!r}")
         if action is not None and not action.strip() and not str(item.get("how") or "").strip() and pending != "en":
             check.add(f"{path}.action", "must not be empty")
-        check.rate(item, "success_rate", f"{path}.success_rate")
+        check.rate(item, "success_rate", f"{path}.success_rate", required=False)  # absent: unrated
         if SEED_PRIOR_KEY in item:
-            check.rate(item, SEED_PRIOR_KEY, f"{path}.{SEED_PRIOR_KEY}")
+            check.rate(item, SEED_PRIOR_KEY, f"{path}.{SEED_PRIOR_KEY}", required=False)
         for key in ("how", "condition", "condition_zh"):
             check.typed(item, key, f"{path}.{key}", (str,), required=False)
         _check_condition_zh(check, item, path)

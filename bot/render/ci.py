@@ -114,6 +114,8 @@ def json_report(failures: list[CiFailure], locale: str) -> dict[str, Any]:
         items.append({
             "step": f.step, "line": f.line, "id": entry.id, "signature": entry.signature,
             "root_cause": entry.root_cause, "best_fix": best.text if best else None,
-            "success_rate": round(best.success_rate, 4) if best else None, "docs": entry.official_doc_url,
+            "success_rate": (round(best.success_rate, 4)
+                             if best and labels.rate_basis(best) != "unrated" else None),
+            "docs": entry.official_doc_url,
         })
     return {"locale": locale, "failures": items}

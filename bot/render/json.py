@@ -11,12 +11,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.cards import Diagnosis, EntryCard, MatchCard, SearchResultCard
+from bot.cards import Diagnosis, EntryCard, MatchCard, SearchResultCard, WorkaroundCard
 from bot.render import labels, summary
 
 
-def _rate(value: float) -> float:
-    return round(value, 4)
+def _rate(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
+def _live_rate(w: WorkaroundCard) -> float | None:
+    """A fix's live rate; None for an unrated fix nobody has voted on (its weak prior is no rate)."""
+    return None if labels.rate_basis(w) == "unrated" else _rate(w.success_rate)
 
 
 def _entry_fields(entry: EntryCard) -> dict[str, Any]:
@@ -29,7 +34,7 @@ def _entry_fields(entry: EntryCard) -> dict[str, Any]:
             for d in entry.dead_ends
         ],
         "workarounds": [
-            {"index": w.index, "text": w.text, "success_rate": _rate(w.success_rate),
+            {"index": w.index, "text": w.text, "success_rate": _live_rate(w),
              "votes_up": w.votes_up, "votes_down": w.votes_down,
              "condition": w.condition, "rate_basis": labels.rate_basis(w),
              "estimated_rate": None if w.prior is None else _rate(w.prior),

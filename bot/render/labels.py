@@ -45,16 +45,17 @@ def fail_rate_text(rate: float) -> str:
 
 
 def rate_basis(w: WorkaroundCard) -> str:
-    """Where a workaround's rate comes from: ``estimate`` (the KB's authors), ``votes`` or both."""
+    """Where a workaround's rate comes from: ``estimate`` (the KB's authors), ``votes``, both, or
+    ``unrated`` (no estimate and no votes yet)."""
     if not w.votes:
-        return "estimate"
+        return "estimate" if w.prior is not None else "unrated"
     return "votes" if w.prior is None else "estimate_and_votes"
 
 
 def success_text(w: WorkaroundCard, tier: str = "ai_generated", team_author: str | None = None) -> str:
     """The rate and where it comes from: the authors' estimate, votes here, or both; for a fix a teammate
     suggested, who did and the votes it has here; for a fix of a team entry (``team_author``: who wrote
-    it), who wrote it and its votes, never an estimate nobody made."""
+    it), who wrote it and its votes, never an estimate nobody made. A fix with neither says so."""
     if w.author is not None:
         said = (_("suggested by {author}, no votes yet") if not w.votes else
                 _("suggested by {author}; {people}")).format(author=author_mention(w.author), people=people_text(w))
@@ -62,15 +63,14 @@ def success_text(w: WorkaroundCard, tier: str = "ai_generated", team_author: str
     if team_author is not None:
         return (_("written by {author}, no votes yet") if not w.votes else
                 _("written by {author}; {people}")).format(author=author_mention(team_author), people=people_text(w))
-    prior = w.success_rate if w.prior is None else w.prior
-    if not w.votes:
-        return _("estimated {rate}, {source}, no votes here yet").format(rate=fmt_percent(prior),
-                                                                        source=source_label(tier))
-    people = people_text(w)
     if w.prior is None:
-        return people
+        return people_text(w) if w.votes else _("not rated yet: no estimate and no votes here")
+    if not w.votes:
+        return _("estimated ~{rate} ({source}), no votes here yet").format(rate=fmt_percent(w.prior),
+                                                                          source=source_label(tier))
     return _("{people}; {rate} with the {source} estimate of {prior}").format(
-        people=people, rate=fmt_percent(w.success_rate), source=source_label(tier), prior=fmt_percent(w.prior))
+        people=people_text(w), rate=fmt_percent(w.success_rate), source=source_label(tier),
+        prior=fmt_percent(w.prior))
 
 
 def author_mention(user: str) -> str:

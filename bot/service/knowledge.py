@@ -227,7 +227,9 @@ class Knowledge:
             verification_tier=entry.verification_tier,
             confidence=confidence,
             evidence_count=feedback.evidence_count(entry.evidence_count, live.distinct_voters),
-            fix_success_rate=feedback.fix_success_rate(w.success_rate for w in workarounds),
+            fix_success_rate=feedback.fix_success_rate(
+                entry.fix_estimate, confidence, (live.workarounds.get(w.index, feedback.Tally())
+                                                 for w in entry.workarounds)),
             resolvable=entry.resolvable,
             last_confirmed=confirmed,
             root_cause_untranslated=rc_untranslated,

@@ -186,6 +186,8 @@ def _fix(w: WorkaroundCard, card: EntryCard) -> str:
     condition = ""
     if w.condition:
         condition = f' <span class="cond">({_text(word("when"))}: {rich(w.condition)})</span>'
+    if labels.rate_basis(w) == "unrated":
+        return f'<li>{rich(w.text)}{condition}<span class="basis">{_text(word("unrated"))}</span></li>'
     if w.votes:
         basis = word("votes", up=fmt_number(w.votes_up), n=fmt_number(w.votes))
     else:

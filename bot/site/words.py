@@ -17,6 +17,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "no_results": ("Nothing matches that search.", "没有符合的结果。"),
     "all_errors": ("All errors", "全部错误"),
     "works": ("works ~{rate}", "成功率约 {rate}"),
+    "unrated": ("not rated yet", "尚未评分"),
     "estimate": ("estimated by the KB's authors ({source})", "由知识库作者估计（{source}）"),
     "votes": ("from {up} of {n} votes", "来自 {n} 票中的 {up} 票"),
     "when": ("When", "适用条件"),

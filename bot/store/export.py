@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bot.kb import feedback
-from bot.kb.entry import NEEDS_TRANSLATION_KEY, SEED_EVIDENCE_KEY, SEED_PRIOR_KEY, Entry
+from bot.kb.entry import NEEDS_TRANSLATION_KEY, SEED_EVIDENCE_KEY, SEED_FIX_KEY, SEED_PRIOR_KEY, Entry
 from bot.kb.feedback import EntryFeedback, Suggested
 
 DECIMALS = 3
@@ -25,16 +25,20 @@ def crowd_raw(entry: Entry, live: EntryFeedback) -> dict[str, Any]:
     """A deep copy of ``entry.raw`` (unknown keys kept) with the crowd-updated numbers."""
     raw = copy.deepcopy(entry.raw)
     voted = any(t.up or t.down for i, t in live.workarounds.items() if not feedback.is_suggested(i))
-    rates = []
+    tallies = []
     for w, item in zip(entry.workarounds, raw.get("workarounds") or [], strict=True):
         tally = live.workarounds.get(w.index, feedback.Tally())
-        rate = feedback.success_rate(w.prior, entry.confidence, tally)
-        rates.append(rate)
+        tallies.append(tally)
         if tally.up or tally.down or SEED_PRIOR_KEY in item:
-            item[SEED_PRIOR_KEY] = w.prior
+            item[SEED_PRIOR_KEY] = w.prior  # None: unrated, and its rate below is its votes alone
+            rate = (feedback.success_rate(w.prior, entry.confidence, tally) if w.prior is not None
+                    else tally.up / max(1, tally.up + tally.down))
             item["success_rate"] = round(rate, DECIMALS)
-    if voted:
-        raw["fix_success_rate"] = round(feedback.fix_success_rate(rates), DECIMALS)
+    fix_rate = feedback.fix_success_rate(entry.fix_estimate, entry.confidence, tallies)
+    if voted and fix_rate is not None:
+        if entry.fix_estimate is not None:
+            raw[SEED_FIX_KEY] = entry.fix_estimate
+        raw["fix_success_rate"] = round(fix_rate, DECIMALS)
     evidence = feedback.evidence_count(entry.evidence_count, live.distinct_voters)
     if live.distinct_voters or SEED_EVIDENCE_KEY in raw:
         raw[SEED_EVIDENCE_KEY] = entry.evidence_count
@@ -70,7 +74,7 @@ def with_suggestions(raw: dict[str, Any], fixes: Sequence[Suggested], live: Entr
     for fix, english, chinese in texts:
         rate = feedback.suggested_rate(live.workarounds.get(fix.index, feedback.Tally()))
         raw["workarounds"].append({"action": english, "success_rate": round(rate, DECIMALS),
-                                   SEED_PRIOR_KEY: feedback.SUGGESTED_PRIOR, "how": "", "condition": "",
+                                   SEED_PRIOR_KEY: feedback.WEAK_PRIOR, "how": "", "condition": "",
                                    "sources": [], "key": feedback.suggested_key(fix.index),
                                    **({} if english else {NEEDS_TRANSLATION_KEY: "en"})})
         if isinstance(zh_list, list):

@@ -20,6 +20,7 @@ from sqlalchemy import delete, func, or_, select, text, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.errors import SeedError
+from bot.kb import feedback
 from bot.kb.entry import Entry, Problem
 from bot.kb.feedback import SUGGESTED_BASE
 from bot.kb.seeds import Seeds
@@ -146,9 +147,11 @@ def _wanted(entry: Entry) -> list[identity.Wanted]:
 
 
 def _placement(entry: Entry, i: int, want: identity.Wanted) -> dict[str, Any]:
-    """A live workaround's seed-derived columns: where it is now, its text and its prior."""
+    """A live workaround's seed-derived columns: where it is now, its text and the prior its rate starts
+    from (the authors' estimate; the weak prior for an unrated fix)."""
+    prior = entry.workarounds[i].prior
     return {"position": i, "text": want.text, "text_hash": identity.text_hash(want.text),
-            "prior": entry.workarounds[i].prior, "retired_at": None}
+            "prior": feedback.WEAK_PRIOR if prior is None else prior, "retired_at": None}
 
 
 async def _sync_workarounds(conn: AsyncConnection, entry: Entry, now: float) -> list[int]:

@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from bot.kb.feedback import (
     SUGGESTED_BASE,
     SUGGESTED_KEY_PREFIX,
-    SUGGESTED_PRIOR,
+    WEAK_PRIOR,
     Suggested,
     suggested_index,
     suggested_key,
@@ -64,7 +64,7 @@ async def add(conn: AsyncConnection, workspace: str, entry_id: str, author: str,
     identity_text = identity.identity_text({"action": text})
     await conn.execute(Target.__table__.insert().values(
         entry_id=entry_id, kind=WORKAROUND, key=key_of(fix_id), position=suggested_index(fix_id),
-        text=identity_text, text_hash=identity.text_hash(identity_text), prior=SUGGESTED_PRIOR, up=0, down=0))
+        text=identity_text, text_hash=identity.text_hash(identity_text), prior=WEAK_PRIOR, up=0, down=0))
     return Suggested(suggested_index(fix_id), author, locale, text, text_other)
 
 

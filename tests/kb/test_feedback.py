@@ -117,23 +117,23 @@ class TestTally:
 
 
 class TestRates:
-    def test_prior_weight_runs_from_2_to_10_pseudo_votes(self):
+    def test_an_estimate_is_worth_a_few_pseudo_votes_2_to_5(self):
         assert fb.prior_weight(0.0) == 2.0
-        assert fb.prior_weight(1.0) == 10.0
-        assert fb.prior_weight(0.5) == 6.0
-        assert fb.prior_weight(7.0) == 10.0 and fb.prior_weight(-1.0) == 2.0
+        assert fb.prior_weight(1.0) == 5.0
+        assert fb.prior_weight(0.5) == 3.5
+        assert fb.prior_weight(7.0) == 5.0 and fb.prior_weight(-1.0) == 2.0
 
     def test_no_votes_means_the_seed_rate(self):
         assert fb.success_rate(0.85, 0.82, Tally()) == pytest.approx(0.85)
 
     def test_posterior_mean_formula(self):
-        # n0 = 2 + 8 * 0.5 = 6; (0.5 * 6 + 3) / (6 + 3 + 1) = 0.6
-        assert fb.success_rate(0.5, 0.5, Tally(3, 1)) == pytest.approx(0.6)
+        # n0 = 2 + 3 * 0.5 = 3.5; (0.8 * 3.5 + 3) / (3.5 + 3 + 1) = 5.8 / 7.5
+        assert fb.success_rate(0.8, 0.5, Tally(3, 1)) == pytest.approx(5.8 / 7.5)
 
     def test_a_confident_seed_moves_less_per_vote(self):
         unsure = fb.success_rate(0.8, 0.0, Tally(0, 1))
         sure = fb.success_rate(0.8, 1.0, Tally(0, 1))
-        assert unsure == pytest.approx(1.6 / 3) and sure == pytest.approx(8 / 11)
+        assert unsure == pytest.approx(1.6 / 3) and sure == pytest.approx(4 / 6)
         assert unsure < sure < 0.8
 
     def test_many_votes_outweigh_the_prior(self):
@@ -148,16 +148,26 @@ class TestRates:
         assert few < many < fb.success_rate(0.7, 0.5, Tally(70, 30))
 
     def test_one_thumbs_up_cannot_lift_a_weak_workaround_above_a_proven_one(self):
-        proven = (0.75, 0.82, Tally(20, 2))  # backed by 22 readers
+        proven = (0.75, 0.82, Tally(15, 2))  # backed by 17 readers
         lucky = (0.85, 0.82, Tally(1, 0))  # a good-sounding seed and a single 👍
         # By the mean alone the single vote would win...
         assert fb.success_rate(*lucky) > fb.success_rate(*proven)
         # ...the lower bound, which ranks workarounds, keeps the proven one first.
         assert fb.rate_lower_bound(*proven) > fb.rate_lower_bound(*lucky)
 
-    def test_fix_success_rate_is_the_mean_of_the_workaround_rates(self):
-        assert fb.fix_success_rate([0.85, 0.75, 0.8]) == pytest.approx(0.8)
-        assert fb.fix_success_rate([]) == 0.0
+    def test_an_unrated_fix_starts_weak_and_keeps_the_authors_order_below_estimated_ones(self):
+        unrated = fb.rate_lower_bound(None, 0.82, Tally())
+        assert unrated < fb.rate_lower_bound(0.6, 0.82, Tally())
+        assert fb.success_rate(None, 0.82, Tally(3, 1)) == pytest.approx(3.5 / 5)  # its votes on 50% worth one vote
+        assert fb.rate_lower_bound(None, 0.82, Tally(3, 0)) > fb.rate_lower_bound(0.7, 0.82, Tally())
+
+    def test_fix_success_rate_pools_every_fixs_votes_on_the_authors_estimate(self):
+        n0 = fb.prior_weight(0.82)
+        assert fb.fix_success_rate(0.8, 0.82, [Tally(), Tally()]) == pytest.approx(0.8)
+        assert fb.fix_success_rate(0.8, 0.82, [Tally(3, 1), Tally(0, 2)]) == pytest.approx((0.8 * n0 + 3) / (n0 + 6))
+        # no estimate: the votes alone, and nothing at all before the first vote
+        assert fb.fix_success_rate(None, 0.82, [Tally(3, 1)]) == pytest.approx(0.75)
+        assert fb.fix_success_rate(None, 0.82, [Tally()]) is None
 
     def test_evidence_is_seed_count_plus_distinct_voters(self):
         assert fb.evidence_count(1, 0) == 1

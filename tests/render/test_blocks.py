@@ -116,8 +116,8 @@ async def test_the_headline_names_the_error_and_quotes_the_readers_own_line(kb, 
 
 @pytest.mark.parametrize(("locale", "cause", "fix", "evidence"), [
     ("en", "*Cause*: The PyTorch caching allocator", "*Try first*: Reduce the per-step batch size",
-     "estimated 85%, AI-drafted, no votes here yet"),
-    ("zh", "*原因*：PyTorch 的缓存分配器", "*先试这个*：减小每步的 batch size", "估计成功率 85%（AI 起草），这里还没人投票"),
+     "estimated ~85% (AI-drafted), no votes here yet"),
+    ("zh", "*原因*：PyTorch 的缓存分配器", "*先试这个*：减小每步的 batch size", "估计约 85%（AI 起草），这里还没人投票"),
 ])
 async def test_cause_in_a_sentence_then_the_best_fix_with_where_its_number_comes_from(kb, locale, cause, fix,
                                                                                       evidence):
@@ -373,3 +373,14 @@ async def test_help_and_the_card_agree_that_a_reaction_votes_for_the_fix_shown(k
     wrong = "Wrong error? Tell us" if locale == "en" else "认错了错误？告诉我们"
     assert wrong in about_votes and wrong in card  # the diagnosis is disputed from the ⋮ menu
     assert any("👍" in t and ("votes for this fix" in t or "就是给" in t) for t in card)
+
+
+@pytest.mark.parametrize(("locale", "unrated"), [
+    ("en", "not rated yet: no estimate and no votes here"),
+    ("zh", "尚未评分：没有估计，这里也还没人投票"),
+])
+async def test_a_fix_nobody_estimated_or_voted_on_says_so_and_shows_no_number(kb, locale, unrated):
+    message = await answer(kb, GIT_PASTE, locale)
+    body = texts(message)
+    assert unrated in body
+    assert not any(re.search(r"\d+ ?%", t) for t in body)  # no rate anywhere: none was estimated or voted

@@ -29,8 +29,8 @@ async def test_diagnosis_json_keeps_every_contract_key(kb):
 
 
 @pytest.mark.parametrize(("locale", "estimate", "voted"), [
-    ("en", "estimated 85%, AI-drafted, no votes here yet", "worked for 3 of 4 people here"),
-    ("zh", "估计成功率 85%（AI 起草），这里还没人投票", "这里 4 人投票，3 人说有效"),
+    ("en", "estimated ~85% (AI-drafted), no votes here yet", "worked for 3 of 4 people here"),
+    ("zh", "估计约 85%（AI 起草），这里还没人投票", "这里 4 人投票，3 人说有效"),
 ])
 async def test_each_rate_says_whether_it_is_an_estimate_or_votes_here(kb, locale, estimate, voted):
     with i18n.use_locale(locale):

@@ -24,9 +24,9 @@ async def render(kb, paste: str, locale: str = "en", **kwargs) -> str:
 
 @pytest.mark.parametrize(("locale", "lines"), [
     ("en", ["CUDA out of memory", "Cause: The PyTorch caching allocator", "Try first: Reduce the per-step batch",
-            "estimated 85%, AI-drafted, no votes here yet", "3 other fixes, what not to try and docs: add --details"]),
+            "estimated ~85% (AI-drafted), no votes here yet", "3 other fixes, what not to try and docs: add --details"]),
     ("zh", ["CUDA 显存不足", "原因：PyTorch 的缓存分配器", "先试这个：减小每步的 batch size",
-            "估计成功率 85%（AI 起草），这里还没人投票", "还有 3 个方案、哪些别试和文档：加 --details 查看"]),
+            "估计约 85%（AI 起草），这里还没人投票", "还有 3 个方案、哪些别试和文档：加 --details 查看"]),
 ])
 async def test_the_default_is_the_compact_answer_with_the_readers_line(kb, locale, lines):
     out = await render(kb, OOM, locale, width=200)

@@ -31,7 +31,7 @@ class TestThreadedAnswer:
         assert answer.startswith("*[torch.distributed] AllReduce timed out in rank …*")  # the error in plain words
         assert "> `RuntimeError: [torch.distributed] AllReduce timed out in rank 3 (timeout: 600)" in answer  # theirs
         assert ENGLISH in answer and "*Try first*: Check network connectivity" in answer  # cause, best fix
-        assert "estimated 85%, AI-drafted, no votes here yet" in answer
+        assert "estimated ~85% (AI-drafted), no votes here yet" in answer
         assert "👍 or 👎 on this message votes for this fix." in answer
         for label in ("Worked", "Didn't work", "Other fixes (2)", "Why / what not to try", "中文"):
             assert label in answer

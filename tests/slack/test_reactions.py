@@ -65,7 +65,7 @@ class TestSequences:
         async def last_update() -> str:  # debounced: the one after the removal may take a while on a busy machine
             updates = harness.slack.calls_to("chat.update")
             return updates[-1].text_of_blocks if updates else ""
-        await eventually(last_update, lambda text: "estimated 85%, AI-drafted, no votes here yet" in text, timeout=10)
+        await eventually(last_update, lambda text: "estimated ~85% (AI-drafted), no votes here yet" in text, timeout=10)
         await harness.slack.settle()
         assert "no votes here yet" in await last_update()  # and nothing sent after it shows the vote again
 

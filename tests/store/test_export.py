@@ -41,7 +41,9 @@ class TestCrowdRaw:
         rates = [(0.85 * n0) / (n0 + 4), (0.75 * n0 + 5) / (n0 + 5), 0.8]
         assert [w["success_rate"] for w in out["workarounds"]] == [round(rates[0], 3), round(rates[1], 3), 0.8]
         assert [w.get("seed_success_rate") for w in out["workarounds"]] == [0.85, 0.75, None]
-        assert out["fix_success_rate"] == round(sum(rates) / 3, 3)
+        # the entry's fix rate pools every fix's votes (5 up, 4 down) on the authors' estimate of 0.8
+        assert out["fix_success_rate"] == round((0.8 * n0 + 5) / (n0 + 9), 3)
+        assert out["seed_fix_success_rate"] == nccl["fix_success_rate"] == 0.8
         assert (out["evidence_count"], out["seed_evidence_count"]) == (10, 1)
         assert out["last_confirmed"] == "2024-07-02"
         assert validate_entry(out, "export.json", expected_id=NCCL) == []
