@@ -38,7 +38,7 @@ def new_entry(entry_id: str, today: dt.date | None = None) -> dict:
             {"action": "TODO", "why_fails": "TODO", "fail_rate": 0.6, "condition": "", "sources": []},
         ],
         "dead_ends_zh": ["TODO", "TODO"],
-        "workarounds": [{**action, "success_rate": 0.7}, {**action, "success_rate": 0.5}],
+        "workarounds": [dict(action), dict(action)],  # unrated until an author estimates a success_rate
         "workarounds_zh": ["TODO", "TODO"],
         "transition_graph": {"leads_to": [], "preceded_by": [], "frequently_confused_with": []},
         "official_doc_url": None,
@@ -46,7 +46,6 @@ def new_entry(entry_id: str, today: dt.date | None = None) -> dict:
         "error_code": None,
         "verification_tier": "ai_generated",
         "confidence": 0.6,
-        "fix_success_rate": 0.6,
         "resolvable": "partial",
         "first_seen": day,
         "last_confirmed": None,
