@@ -26,7 +26,9 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?:\b[A-Za-z]:|~|\.{1,2})?(?:[\\/][\w.@~+$-]+)+[\\/]?|\b[\w.-]+(?:[\\/][\w.@+$-]+){2,}[\\/]?"),
      "<path>"),
     (re.compile(r"(?i)\b((?:user|username|login|role|owner|account)\s*[=:]?\s*)(?!<)[\w.-]+"), r"\1<user>"),
-    (re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b|\[[0-9a-fA-F:]{3,}\](?::\d+)?"), "<host>"),
+    # an IPv6 literal has two colons at least: ``[E0308]`` (rustc's code) is not a host
+    (re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b|\[(?=[0-9a-fA-F]*:[0-9a-fA-F]*:)[0-9a-fA-F:]{3,}\](?::\d+)?"),
+     "<host>"),
     (re.compile(r"(?i)\b(?:[a-z0-9-]+\.)+(?:com|net|org|io|dev|local|internal|cloud|ai|cn|svc|cluster)(?::\d+)?\b"),
      "<host>"),
     (re.compile(r"\b[a-z0-9][a-z0-9-]*:\d{2,5}\b"), "<host>"),

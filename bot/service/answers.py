@@ -20,12 +20,15 @@ from bot import metrics
 from bot.cards import EntryCard, MatchCard
 from bot.i18n import _
 from bot.kb.fallback import error_lines as has_error_line
+from bot.kb.families import FamilyHit
 from bot.kb.matcher import Match
 from bot.kb.shape import Shape, own_frame
 from bot.render import blocks
+from bot.render.family import family_message
 from bot.service import keys
 from bot.service.alerts import Alerts, Refresh
 from bot.service.conversation import Conversations
+from bot.service.families import card_of, family_hit
 from bot.service.incoming import Incoming
 from bot.service.knowledge import Knowledge
 from bot.service.plans import About, Plan, Post, Sent, Thread, Whisper
@@ -151,7 +154,8 @@ class Answers:
             await self.outbox.record(self._decision(m, "root", key), via)
         else:  # told privately, with what errkb could tell and *Add to errkb*
             found = await self.unknowns.seen(m.workspace, m.channel, m.text, m.ts)
-            memo = (found, own_frame(m.text)) if found is not None else None
+            hit = family_hit(self.knowledge.kb.families, m.text)  # a documented code: its official page, no fix
+            memo = (found, own_frame(m.text), hit) if found is not None or hit is not None else None
             await self.outbox.record(self._decision(m, "nothing", key), via, memo=memo)
 
     def _decision(self, m: Incoming, kind: str, key: str, entry_id: str | None = None,
@@ -199,14 +203,20 @@ class Answers:
                 return await self._note(d, "already", via)
             return await self._note(d, "nothing", via)
         if d.kind == "nothing" and job.memo is not None:
-            found, frame = job.memo
-            return await self._unknown_note(d, found, frame, via)
+            found, frame, hit = job.memo
+            return await self._unknown_note(d, found, frame, via, hit)
         return await self._note(d, d.kind, via)
 
-    async def _unknown_note(self, d: Decision, found: Shape, frame: str | None, via: Via) -> bool:
-        """A mention on an unknown error: privately, what errkb could tell and *Add to errkb*."""
+    async def _unknown_note(self, d: Decision, found: Shape | None, frame: str | None, via: Via,
+                            hit: FamilyHit | None = None) -> bool:
+        """A mention on an unknown error: privately, what errkb could tell (its code's official page when it carries
+        a documented one) and *Add to errkb*."""
         async with self.conversations.speaking(d.workspace, d.user, via):
-            message = blocks.unknown_message(found.line, found.error_type, frame)
+            if hit is not None:
+                message = family_message(card_of(hit))
+            else:
+                assert found is not None
+                message = blocks.unknown_message(found.line, found.error_type, frame)
         thread = d.thread_ts if d.thread_ts != d.message_ts else None
         report = await self.outlet.send(Plan([Whisper(d.channel, d.user or "", thread, [message])]), via)
         return report.ok
