@@ -9,6 +9,7 @@ import datetime as dt
 import re
 import shutil
 import time
+from collections import Counter
 from collections.abc import AsyncIterator
 from urllib.parse import parse_qs, urlencode, urlsplit
 
@@ -97,6 +98,17 @@ class TestSignIn:
         assert "KafkaTimeoutError: broker &lt;n&gt; unreachable" in page_b and "KafkaTimeoutError" not in page_a
         assert "WidgetError: widget stuck" in page_b and "WidgetError" not in page_a
         assert ">worked<" in page_b and "50%" in page_b and "50%" not in page_a
+        for page in (page_a, page_b):  # nothing fetched from elsewhere: the page works offline
+            assert "src=" not in page and "<link" not in page and "@import" not in page
+
+    async def test_the_page_is_private_and_allows_no_script_or_resource_from_elsewhere(self, dash):
+        async with browser() as web:
+            dash.slack.sign_in.member = Approver("T0AAA", "U_ADA")
+            async with web.get(f"{dash.send.base_url}/dashboard") as page:
+                assert page.status == 200
+                policy = page.headers["Content-Security-Policy"]
+                assert "default-src 'none'" in policy and "script-src" not in policy
+                assert page.headers["Cache-Control"] == "no-store" and page.headers["Referrer-Policy"] == "no-referrer"
 
     async def test_the_flow_asks_slack_for_openid_profile_and_exchanges_the_code_with_the_apps_credentials(self, dash):
         async with browser() as web, web.get(f"{dash.send.base_url}/dashboard", allow_redirects=False) as first:
@@ -233,3 +245,154 @@ class TestOff:
             assert r.status == 503
             page = await r.text()
         assert "The dashboard is off" in page and "ERRKB_DASHBOARD_SECRET" in page
+
+
+# --- a real headless browser -----------------------------------------------------------------
+
+DEMO = {  # realistic demo data: entry → (matches a day on average, votes 👍, votes 👎 on its first fix)
+    "pytorch/cuda-out-of-memory": (3.0, 9, 2),
+    "pytorch/nccl-timeout-during-allreduce": (1.2, 4, 3),
+    "kubernetes/crashloopbackoff": (1.6, 6, 1),
+    "kubernetes/imagepullbackoff": (0.8, 2, 2),
+    "node/npm-eresolve-dependency-tree": (1.4, 3, 4),
+    "python/modulenotfounderror-no-module-named": (1.1, 5, 0),
+    "docker/no-space-left-on-device": (0.6, 2, 0),
+    "pip/cant-find-rust-compiler": (0.3, 0, 0),
+}
+UNKNOWN = [("KafkaTimeoutError: Failed to update metadata after <n> secs.", 9),
+           ("grpc._channel._InactiveRpcError: StatusCode.UNAVAILABLE failed to connect to all addresses", 6),
+           ("FATAL: role \"<name>\" does not exist", 4),
+           ("terraform: Error acquiring the state lock: ConditionalCheckFailedException", 2)]
+WAITING = [("Redis READONLY You can't write against a read only replica", 12),
+           ("Celery worker lost: WorkerLostError signal 9 (SIGKILL)", 5),
+           ("Vault: permission denied on secret/data/<path>", 1)]
+
+
+async def seed_demo(store, team: str) -> None:
+    """Thirty days of a busy team's matches, votes, unknown errors and team entries, through the store's API."""
+    import random
+
+    rng = random.Random(23)
+    today = dt.datetime.now(dt.UTC).date()
+    for back in range(30):
+        day = today - dt.timedelta(days=back)
+        weekday = day.weekday() < 5
+        for entry_id, (rate, _up, _down) in DEMO.items():
+            for _ in range(sum(rng.random() < rate / 3 * (1.0 if weekday else 0.35) for _ in range(3))):
+                await store.record_hit(entry_id, rng.choice(("en", "en", "zh")), day, workspace=team)
+    now = time.time()
+    for n, (entry_id, (_rate, up, down)) in enumerate(DEMO.items()):
+        for voter in range(up + down):
+            await store.record_button(team, f"U{n}{voter:03d}", entry_id, 0, 1 if voter < up else -1, now)
+    for shape, count in UNKNOWN:
+        for _ in range(count):
+            await store.seen_unknown(team, "C0OPS", shape[:12], shape, shape.split(":")[0])
+    clock = store.clock
+    try:
+        for title, days in WAITING:
+            store.clock = lambda days=days: now - days * 86400 - 3600
+            await store.add_team_entry(team, "U0AUTHOR", "en", {"title": title, "cause": "Written by the team.",
+                                                                "workarounds": ["See the runbook."]},
+                                       r"WorkerLostError|READONLY|permission denied", title)
+    finally:
+        store.clock = clock
+    await store.record_hit(NPM_ID, "en", today, workspace="T0BBB")  # another workspace's: never on this page
+
+
+def png_pixels(png: bytes) -> tuple[int, int, list[bytes]]:
+    """(width, height, rows of RGB(A) bytes) of an 8-bit, non-interlaced PNG, as Chromium writes its screenshots."""
+    import struct
+    import zlib
+
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, data, width, height, channels = 8, b"", 0, 0, 4
+    while pos < len(png):
+        length, kind = struct.unpack(">I4s", png[pos:pos + 8])
+        body = png[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            width, height, depth, colour = struct.unpack(">IIBB", body[:10])
+            assert depth == 8 and colour in (2, 6)
+            channels = 3 if colour == 2 else 4
+        elif kind == b"IDAT":
+            data += body
+        pos += 12 + length
+    raw, stride, rows, prev = zlib.decompress(data), width * channels, [], bytearray(width * channels)
+    for y in range(height):
+        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            left = line[i - channels] if i >= channels else 0
+            up, corner = prev[i], prev[i - channels] if i >= channels else 0
+            if kind == 1:
+                line[i] = (line[i] + left) & 255
+            elif kind == 2:
+                line[i] = (line[i] + up) & 255
+            elif kind == 3:
+                line[i] = (line[i] + (left + up) // 2) & 255
+            elif kind == 4:
+                p = left + up - corner
+                pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
+                line[i] = (line[i] + (left if pa <= pb and pa <= pc else up if pb <= pc else corner)) & 255
+        rows.append(bytes(line))
+        prev = line
+    return width, height, rows
+
+
+def colours(png: bytes) -> Counter[tuple[int, int, int]]:
+    """How many pixels of each RGB colour the image has."""
+    width, _height, rows = png_pixels(png)
+    channels = len(rows[0]) // width
+    counts: Counter[tuple[int, int, int]] = Counter()
+    for row in rows:
+        counts.update(zip(row[0::channels], row[1::channels], row[2::channels], strict=True))
+    return counts
+
+
+def pixels_near(counts: Counter[tuple[int, int, int]], colour: str, tolerance: int = 4) -> int:
+    """How many pixels are within ``tolerance`` of ``colour`` as the charts draw it (0.92 opacity on white)."""
+    target = [round(0.92 * int(colour[i:i + 2], 16) + 0.08 * 255) for i in (1, 3, 5)]
+    return sum(n for rgb, n in counts.items() if all(abs(rgb[c] - target[c]) <= tolerance for c in range(3)))
+
+
+async def shoot(browser: str, url: str, png, height: int) -> None:
+    """``url`` in a headless Chromium of its own (a fresh profile: no cookie), the whole sign-in included."""
+    import asyncio
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="errkb-chromium-") as profile:
+        process = await asyncio.create_subprocess_exec(
+            browser, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars",
+            "--no-first-run", f"--user-data-dir={profile}", "--force-device-scale-factor=1",
+            f"--window-size=1100,{height}", f"--screenshot={png}", url,
+            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+        await asyncio.wait_for(process.wait(), 120)
+
+
+class TestInABrowser:
+    @pytest.mark.parametrize("locale", ["en", "zh"])
+    async def test_a_headless_browser_signs_in_and_draws_every_plot(self, dash, tmp_path, locale):
+        """Draws docs/dashboard-<locale>.png when ERRKB_DASHBOARD_SCREENSHOTS=docs (else into a temp dir)."""
+        import os
+
+        from bot import preview
+        from tests.slack.conftest import REPO
+
+        browser = preview.find_browser()
+        if browser is None:
+            pytest.skip("no Chromium on this machine (apt-get install -y chromium; or set ERRKB_CHROMIUM)")
+        await seed_demo(dash.store, "T0AAA")
+        dash.slack.sign_in.member = Approver("T0AAA", "U0ADA", name="Ada Lovelace", team_name="Acme Robotics",
+                                             locale="zh-CN" if locale == "zh" else "en-US")
+        png = tmp_path / f"dashboard-{locale}.png"
+        await shoot(browser, f"{dash.send.base_url}/dashboard", png, 2150)
+        assert png.exists(), "Chromium drew nothing"
+        drawn = png.read_bytes()
+        width, height, _rows = png_pixels(drawn)
+        assert (width, height) == (1100, 2150)
+        counts = colours(drawn)
+        assert len(dash.slack.calls_to("openid.connect.token")) == 1  # the browser went through Sign in with Slack
+        # every plot's bars were drawn: the time series and top errors (blue), worked (green) and didn't (red),
+        # unknown errors (red too) and entries awaiting review (yellow)
+        for colour, at_least in (("#1264a3", 5000), ("#2eb67d", 3000), ("#e01e5a", 3000), ("#ecb22e", 3000)):
+            assert pixels_near(counts, colour) >= at_least, colour
+        if os.environ.get("ERRKB_DASHBOARD_SCREENSHOTS") == "docs":
+            shutil.copyfile(png, REPO / "docs" / png.name)
