@@ -1,13 +1,16 @@
 """The text of a message: its own text plus the text snippets Slack made of long pastes.
 
 Snippet content is fetched with the bot token (``files.info``, then ``url_private``). The token
-is only ever sent to Slack's own hosts or the host of ``SLACK_API_URL``; binary files, files that
-are not text and anything over ``MAX_FILE_BYTES`` are skipped.
+is only ever sent to Slack's own hosts or the host of ``SLACK_API_URL``; binary files and files that
+are not text are skipped. A file as long as a paste is read whole; a longer one (a CI log, a training
+log of any size) is read as ``errkb ci`` reads a log, streamed as it downloads (:mod:`bot.ci.reader`):
+its text is the windows around its error lines, never the whole file in memory.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -15,11 +18,14 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.ci.reader import LogReader, Window
+from bot.service.knowledge import MAX_PASTE_CHARS
 from bot.slack.errors import api_error
 
 log = logging.getLogger(__name__)
 
-MAX_FILE_BYTES = 1_000_000
+MAX_FILE_BYTES = 1 << 30  # Slack's own limit on an upload: a text file of any size is read
+WHOLE_BYTES = 200_000  # a file up to this size is read whole, as a paste; a longer one as a CI log
 MAX_FILES = 3
 SLACK_HOST_SUFFIXES = (".slack.com", ".slack-gov.com", ".slack-edge.com")
 TEXT_FILETYPES = frozenset({
@@ -79,14 +85,49 @@ async def read_snippet(client: AsyncWebClient, file_id: str, api_url: str | None
 
 async def _download(url: str, token: str) -> str | None:
     headers = {"Authorization": f"Bearer {token}"}
-    timeout = aiohttp.ClientTimeout(total=15)
+    timeout = aiohttp.ClientTimeout(total=None, sock_connect=15, sock_read=15)  # a big log takes its time
     try:
         async with aiohttp.ClientSession(timeout=timeout) as session, session.get(url, headers=headers) as resp:
             if resp.status != 200:
                 log.warning("snippet download returned HTTP %s", resp.status)
                 return None
-            data = await resp.content.read(MAX_FILE_BYTES + 1)
+            return await read_text(resp.content.iter_any())
     except (aiohttp.ClientError, TimeoutError) as exc:
         log.warning("snippet download failed: %s", exc)
         return None
-    return decode(data[:MAX_FILE_BYTES])
+
+
+async def read_text(chunks: AsyncIterator[bytes]) -> str | None:
+    """A file's text as it arrives: whole when it is no longer than ``WHOLE_BYTES``; else the windows around
+    its error lines in order, as much as a paste is matched on (the download stops there). None for binary
+    junk."""
+    head = bytearray()
+    reader: LogReader | None = None
+    kept: list[str] = []
+    budget = MAX_PASTE_CHARS
+
+    def keep(windows: list[Window]) -> bool:
+        """Keep ``windows``' text; False once the budget is spent."""
+        nonlocal budget
+        for window in windows:
+            if budget <= 0:
+                return False
+            text = window.text
+            kept.append(text[:budget])
+            budget -= len(text) + 1
+        return budget > 0
+
+    async for chunk in chunks:
+        if reader is None:
+            head += chunk
+            if len(head) <= WHOLE_BYTES:
+                continue
+            if decode(bytes(head[:8192])) is None:
+                return None
+            reader, chunk = LogReader(), bytes(head)
+        if not keep(reader.feed(chunk)):
+            return "\n".join(kept)
+    if reader is None:
+        return decode(bytes(head))
+    keep(reader.close())
+    return "\n".join(kept)
