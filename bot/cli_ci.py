@@ -17,17 +17,20 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import IO, BinaryIO
+from typing import IO, BinaryIO, cast
 
 from bot import i18n
 from bot.cards import Diagnosis
 from bot.ci.cards import explained
 from bot.ci.failures import failures
+from bot.ci.tail import Tail
 from bot.cli_knowledge import store_wanted, with_knowledge
 from bot.config import Settings
 from bot.errors import UsageError
 from bot.render import ci as ci_render
-from bot.service.knowledge import Knowledge
+from bot.render.family import FamilyCard, family_github, family_json, family_markdown, family_text
+from bot.service.families import family_card
+from bot.service.knowledge import MAX_PASTE_CHARS, Knowledge
 
 FORMATS = ("github", "gitlab", "markdown", "json")
 
@@ -58,36 +61,47 @@ def open_log(source: str | None) -> Iterator[BinaryIO]:
         yield stream
 
 
-def read_failures(source: str | None, settings: Settings) -> list[ci_render.CiFailure]:
+def read_failures(source: str | None, settings: Settings) -> tuple[list[ci_render.CiFailure], FamilyCard | None]:
+    """The log's recognised failures; when there are none, the family answer for its final error (a documented
+    code no entry knows: the official page for that code, no fix), or None."""
     with open_log(source) as stream:
-        async def work(service: Knowledge) -> list[ci_render.CiFailure]:
+        async def work(service: Knowledge) -> tuple[list[ci_render.CiFailure], FamilyCard | None]:
+            tail = Tail(stream, MAX_PASTE_CHARS)
             try:
-                found = failures(stream, service)
+                found = failures(cast(BinaryIO, tail), service)
             except OSError as exc:
                 raise UsageError(f"cannot read {source or 'standard input'}: {exc.strerror or exc}") from exc
-            return await explained(service, found)
+            return await explained(service, found), None if found else family_card(service.kb.families, tail.text())
 
-        result: list[ci_render.CiFailure] = asyncio.run(with_knowledge(settings, store_wanted(settings), work))
-    return result
+        return asyncio.run(with_knowledge(settings, store_wanted(settings), work))
 
 
-def emit(found: list[ci_render.CiFailure], fmt: str, out: IO[str], environ: dict[str, str] | None = None) -> None:
-    """Print ``found`` in ``fmt``; the github format also appends the summary to ``$GITHUB_STEP_SUMMARY``."""
+def emit(found: list[ci_render.CiFailure], fmt: str, out: IO[str], environ: dict[str, str] | None = None,
+         family: FamilyCard | None = None) -> None:
+    """Print ``found`` in ``fmt``; the github format also appends the summary to ``$GITHUB_STEP_SUMMARY``.
+    ``family``: the family answer for a log with no recognised failure, labelled "No fix known yet"."""
     env = os.environ if environ is None else environ
     if fmt == "json":
-        out.write(json.dumps(ci_render.json_report(found, i18n.reading_locale()), ensure_ascii=False, indent=2) + "\n")
+        report = ci_render.json_report(found, i18n.reading_locale())
+        if family is not None:
+            report["family"] = family_json(family)
+        out.write(json.dumps(report, ensure_ascii=False, indent=2) + "\n")
     elif fmt == "gitlab":
-        out.write(ci_render.gitlab(found))
+        out.write(ci_render.gitlab(found) + (family_text(family) + "\n" if family is not None else ""))
     elif fmt == "github":
-        out.write(ci_render.github(found))
-        if (path := env.get("GITHUB_STEP_SUMMARY")) and found:
+        out.write(ci_render.github(found) + (family_github(family) if family is not None else ""))
+        if (path := env.get("GITHUB_STEP_SUMMARY")) and (found or family is not None):
             try:
                 with open(path, "a", encoding="utf-8") as summary_file:
-                    summary_file.write(ci_render.markdown(found) + "\n")
+                    summary_file.write(_markdown(found, family) + "\n")
             except OSError as exc:
                 raise UsageError(f"GITHUB_STEP_SUMMARY: cannot append to {path}: {exc.strerror or exc}") from exc
     else:
-        out.write(ci_render.markdown(found))
+        out.write(_markdown(found, family))
+
+
+def _markdown(found: list[ci_render.CiFailure], family: FamilyCard | None) -> str:
+    return ci_render.markdown(found) + ("\n" + family_markdown(family) if family is not None else "")
 
 
 def cmd_ci(args: argparse.Namespace, settings: Settings) -> int:
@@ -95,8 +109,8 @@ def cmd_ci(args: argparse.Namespace, settings: Settings) -> int:
     if not args.from_github_run:
         if args.pr_comment or args.run_id:
             raise UsageError("--pr-comment and --run-id go with --from-github-run")
-        found = read_failures(args.file, settings)
-        emit(found, fmt, sys.stdout)
+        found, family = read_failures(args.file, settings)
+        emit(found, fmt, sys.stdout, family=family)
         if args.slack_channel:
             from bot.cli_ci_run import slack_post
 

@@ -100,3 +100,20 @@ def family_json(card: FamilyCard) -> dict[str, Any]:
         "workarounds": [],
         "dead_ends": [],
     }
+
+
+def family_markdown(card: FamilyCard) -> str:
+    """The family answer in a CI summary (Markdown)."""
+    line = card.line.replace("`", "'")
+    return "\n".join([f"### {headline(card)}", "", f"> `{line}`", "",
+                      f"**{_('What it is')}:** {card.about}  ", f"**{page_label(card)}:** {card.url}  ",
+                      f"_{no_fix()}_", ""])
+
+
+def family_github(card: FamilyCard) -> str:
+    """A GitHub Actions ``::notice`` (not an ``::error``: it is no diagnosis) with the code's page."""
+    def data(text: str) -> str:
+        return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+    title = data(headline(card)).replace(":", "%3A").replace(",", "%2C")
+    return f"::notice title={title}::{data(labels.labelled(page_label(card), card.url) + ' ' + no_fix())}\n"
