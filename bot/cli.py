@@ -21,13 +21,11 @@ from bot import i18n
 from bot.cli_knowledge import store_wanted, with_knowledge
 from bot.config import Settings
 from bot.errors import ConfigError, ErrkbError, SeedError, UsageError
-from bot.kb.families import validate as validate_families
 from bot.kb.seeds import read_seeds
-from bot.render import blocks, text
-from bot.render import json as json_render
-from bot.render.family import family_json, family_message, family_text
-from bot.service.families import family_card
 from bot.service.knowledge import MAX_PASTE_CHARS, Knowledge
+
+# The renderers (text, Block Kit, JSON, families) are imported by the commands that print with them, so a
+# command that needs none of them (``errkb ci``) starts without them.
 
 SAMPLE = Path(__file__).resolve().parent / "samples" / "nccl_traceback.txt"
 ALL_MATCHES = 50
@@ -53,6 +51,11 @@ def _read_input(source: str | None) -> str:
 
 
 def cmd_diagnose(args: argparse.Namespace, settings: Settings) -> int:
+    from bot.render import blocks, text
+    from bot.render import json as json_render
+    from bot.render.family import family_json, family_message, family_text
+    from bot.service.families import family_card
+
     if args.limit is not None and args.limit < 1:
         raise UsageError(f"--limit must be 1 or more (got {args.limit}); --all shows every match")
     limit = ALL_MATCHES if args.all else args.limit or 1
@@ -111,6 +114,9 @@ def cmd_preview(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
+    from bot.render import blocks, text
+    from bot.render import json as json_render
+
     async def work(service: Knowledge):
         return await service.show(args.id)
 
@@ -127,6 +133,9 @@ def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
+    from bot.render import json as json_render
+    from bot.render import text
+
     if not args.query.strip():
         raise UsageError("nothing to search for: give words, e.g. `errkb search nccl timeout`")
     results = asyncio.run(with_knowledge(settings, store_wanted(settings),
@@ -139,6 +148,8 @@ def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
+    from bot.kb.families import validate as validate_families
+
     directory = Path(args.dir) if args.dir else settings.seeds_dir
     entries, problems = read_seeds(directory)
     problems += validate_families(directory)
@@ -177,6 +188,8 @@ def cmd_new(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
     """Seed the default store and diagnose the bundled sample in English and Chinese."""
+    from bot.render import text
+
     paste = SAMPLE.read_text(encoding="utf-8")
 
     async def work(service: Knowledge):

@@ -14,7 +14,6 @@ from bot.config import Settings
 from bot.errors import UsageError
 from bot.kb.knowledge import KnowledgeBase
 from bot.kb.seeds import export_seeds
-from bot.render.text import render_stats
 
 if TYPE_CHECKING:  # the store (SQLAlchemy) is imported by the commands that open it, not by every errkb command
     from bot.service.catalog import Catalog
@@ -73,6 +72,8 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     if args.format == "json":
         _print_json({"entries": len(kb.entries), "domains": domains, "usage": asdict(usage)})
     else:
+        from bot.render.text import render_stats
+
         print(render_stats(domains, usage))
     return 0
 
