@@ -45,7 +45,7 @@ SCHEMES: dict[str, re.Pattern[str]] = {
     "csharp": re.compile(r"https://msdn\.microsoft\.com/query/roslyn\.query\?appId=roslyn&k=k\((?P<code>CS\d{4})\)"),
     "netsdk": re.compile(MS + r"/dotnet/core/tools/sdk-errors/(?:(?P<code>netsdk\d{4}))?"),
     "msbuild": re.compile(MS + r"/visualstudio/msbuild/errors/(?P<code>msb\d{4})"),
-    "nuget": re.compile(MS + r"/nuget/reference/errors-and-warnings(?:/(?P<code>nu\d{4})(?:-nu\d{4})?)?"),
+    "nuget": re.compile(MS + r"/nuget/reference/errors-and-warnings(?:/(?P<code>nu\d{4})(?:-nu(?P<to>\d{4}))?)?"),
     "prisma": re.compile(r"https://www\.prisma\.io/docs/orm/reference/error-reference#(?P<code>p\d{4})"),
     "mysql": re.compile(MYSQL + r"(?P<side>server|client)-error-reference\.html(?:#error_(?:er|cr|warn)_[a-z0-9_]+)?"),
     "sqlstate": re.compile(re.escape("https://www.postgresql.org/docs/current/errcodes-appendix.html")),
@@ -89,6 +89,9 @@ def right(hit: FamilyHit) -> str | None:
     if hit.code not in line.upper() and hit.code.removeprefix("TS") not in line:
         return f"{hit.code} is not on the line"
     named = m.groupdict().get("code")
+    if named is not None and m.groupdict().get("to"):  # one page for a run of codes (NU1901-NU1904)
+        low, high, number = int(named[2:]), int(m["to"]), int(hit.code[2:])
+        return None if low <= number <= high else f"{hit.code} is outside {named}-{m['to']}"
     if named is not None and named.upper() != hit.code:
         return f"the page names {named}, the line {hit.code}"
     if hit.page == "code" and "code" in scheme.groupindex and named is None:
