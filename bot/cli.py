@@ -240,6 +240,18 @@ def _version() -> str:
         return "unknown (not installed)"
 
 
+class _VersionAction(argparse.Action):
+    """``--version``, looked up only when asked for (reading the installed metadata costs every start-up)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        print(f"errkb {_version()}")
+        parser.exit()
+
+
 def cmd_site(args: argparse.Namespace, settings: Settings) -> int:
     """The KB as a static bilingual website (``bot/site/``): a page per entry in en, zh-hans and zh-hant."""
     import time
@@ -259,7 +271,7 @@ def cmd_site(args: argparse.Namespace, settings: Settings) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="errkb", description="Turn pasted errors into answers.")
-    parser.add_argument("--version", action="version", version=f"errkb {_version()}")
+    parser.add_argument("--version", action=_VersionAction, help="show errkb's version and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def add(name: str, handler, help_text: str, formats: tuple[str, ...] = ()) -> argparse.ArgumentParser:

@@ -258,3 +258,10 @@ def test_a_config_mistake_is_one_line_and_exit_2(capsys, monkeypatch, variable, 
     monkeypatch.setenv(variable, value)
     code, out, err = run(capsys, "seed")
     assert code == 2 and out == "" and err.startswith(f"errkb: {variable}: ") and len(err.splitlines()) == 1
+
+
+def test_version_is_printed_and_exits_0(capsys):
+    from importlib.metadata import version
+
+    code, out, _ = run(capsys, "--version")
+    assert (code, out) == (0, f"errkb {version('errkb')}\n")
