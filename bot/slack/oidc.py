@@ -21,7 +21,7 @@ from urllib.parse import urlencode
 
 import aiohttp
 import jwt
-from slack_sdk.errors import SlackApiError
+from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.slack.sessions import Member
@@ -76,9 +76,11 @@ class SignInWithSlack:
             exchanged = await self._client().openid_connect_token(client_id=self.client_id,
                                                                   client_secret=self._secret, code=code,
                                                                   redirect_uri=redirect_uri)
-        except SlackApiError as exc:
-            raise SignInRefused(f"openid.connect.token: {exc.response.get('error')}") from exc
-        except aiohttp.ClientError as exc:
+        except SlackApiError as exc:  # Slack's {"ok": false, "error": …}, or an HTTP error with no JSON
+            data = exc.response.data
+            why = data.get("error") if isinstance(data, dict) else f"HTTP {exc.response.status_code}"
+            raise SignInRefused(f"openid.connect.token: {why}") from exc
+        except (SlackClientError, aiohttp.ClientError, TimeoutError) as exc:  # Slack unreachable, or not Slack
             raise SignInRefused(f"openid.connect.token: {type(exc).__name__}") from exc
         id_token, access_token = exchanged.get("id_token"), exchanged.get("access_token")
         if not isinstance(id_token, str) or not isinstance(access_token, str):
@@ -89,7 +91,7 @@ class SignInWithSlack:
             raise SignInRefused("the ID token names no workspace or no user")
         try:
             info = await self._client(access_token).openid_connect_userInfo()
-        except (SlackApiError, aiohttp.ClientError) as exc:
+        except (SlackClientError, aiohttp.ClientError, TimeoutError) as exc:
             raise SignInRefused(f"openid.connect.userInfo: {type(exc).__name__}") from exc
         if info.get("sub") != user or info.get(TEAM_CLAIM) != team:
             raise SignInRefused("openid.connect.userInfo describes someone else")

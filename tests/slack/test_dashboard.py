@@ -138,6 +138,22 @@ class TestSignIn:
                 assert "This sign-in expired or did not start here." in await refused.text()
         assert not dash.slack.calls_to("openid.connect.token")
 
+    @pytest.mark.parametrize("query", ["", "?state=", "?code=&state=%FF%FE", "?error=access_denied",
+                                       "?code=" + "x" * 5000 + "&state=" + "é" * 300, "?state=a&state=b&code=c"])
+    async def test_a_malformed_way_back_gets_400_never_a_server_error(self, dash, query):
+        async with browser() as web:
+            async with web.get(f"{dash.send.base_url}/dashboard", allow_redirects=False):
+                pass  # a sign-in started in this browser: its cookie is there
+            async with web.get(f"{dash.send.base_url}/dashboard/oidc{query}", allow_redirects=False) as back:
+                assert back.status == 400
+        assert not dash.slack.calls_to("openid.connect.token")
+
+    async def test_slack_down_during_the_exchange_refuses_the_sign_in_without_a_server_error(self, dash):
+        dash.slack.fail_next(status=503, count=1, method="openid.connect.token")
+        async with browser() as web:
+            status, page = await open_dashboard(dash, web, "T0AAA")
+        assert status == 403 and "Slack did not confirm who you are." in page
+
     async def test_a_way_back_with_no_sign_in_started_in_this_browser_is_refused(self, dash):
         code = dash.slack.sign_in.code(Approver("T0AAA", "U_ADA"), "n")
         async with browser() as web, web.get(f"{dash.send.base_url}/dashboard/oidc?code={code}&state=s") as r:
@@ -180,7 +196,9 @@ class TestSession:
         jwt.encode({"kind": SESSION, "team": "T0AAA", "user": "U", "name": "n", "team_name": "t",
                     "exp": int(time.time()) + 3600}, "a-guessed-secret-that-is-not-the-servers", "HS256"),  # forged
         "not-a-token",
-    ], ids=["expired", "forged", "garbage"])
+        jwt.encode({"kind": "errkb_sign_in", "state": "s", "nonce": "n", "team": "T0AAA", "user": "U", "name": "n",
+                    "team_name": "t", "exp": int(time.time()) + 600}, SECRET, "HS256"),  # a sign-in, not a session
+    ], ids=["expired", "forged", "garbage", "another-kind"])
     async def test_an_expired_or_forged_session_goes_back_to_sign_in(self, dash, cookie):
         async with browser() as web, web.get(f"{dash.send.base_url}/dashboard", allow_redirects=False,
                                              headers={"Cookie": f"{SESSION}={cookie}"}) as r:
