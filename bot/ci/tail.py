@@ -16,7 +16,7 @@ class Tail:
 
     def read(self, size: int = -1) -> bytes:
         data = self.stream.read(size)
-        self._last += data
+        self._last += data[-self.keep :]  # no more of a chunk than is kept (a chunk is megabytes)
         if len(self._last) > 2 * self.keep:  # trimmed now and then, not on every read
             del self._last[: len(self._last) - self.keep]
         return data
