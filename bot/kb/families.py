@@ -111,6 +111,8 @@ class Families:
 
     def __init__(self, families: tuple[Family, ...] = ()) -> None:
         self.families = families
+        self._announcing = [p.regex for f in families for p in f.patterns if p.announces]
+        self._hint = _hint(self._announcing)
 
     def __len__(self) -> int:
         return len(self.families)
@@ -150,15 +152,27 @@ class Families:
         """The announcement detector's error lines, and the lines a family's own pattern marks as errors
         (``src/a.ts:3:5 - error TS2786:``, a Visual Studio Error List row), in order."""
         found = dict(announcements(text))
-        announcing = [p.regex for f in self.families for p in f.patterns if p.announces]
         offset = 0
         for raw in text.split("\n"):
-            line = strip_log_prefix(raw)
-            if offset not in found and line and len(line) < MAX_LINE \
-                    and any(r.search(line) or r.search(raw.strip()) for r in announcing):
-                found[offset] = line
+            if offset not in found and len(raw) < MAX_LINE and (self._hint is None or self._hint.search(raw)):
+                line = strip_log_prefix(raw)
+                if line and any(r.search(line) or r.search(raw.strip()) for r in self._announcing):
+                    found[offset] = line
             offset += len(raw) + 1
         return sorted(found.items())
+
+
+def _hint(patterns: list[re.Pattern[str]]) -> re.Pattern[str] | None:
+    """One regex that finds, anywhere in a raw log line, what any of ``patterns`` would find in it once its log
+    prefix is stripped (the patterns unanchored, their groups unnamed): lines without it are skipped unstripped.
+    None when the patterns cannot be joined so (then every line is tried)."""
+    if not patterns:
+        return None
+    parts = [re.sub(r"\(\?P<\w+>", "(", re.sub(r"(?<![\[\\])\^", "", p.pattern)) for p in patterns]
+    try:
+        return re.compile("|".join(f"(?:{part})" for part in parts))
+    except re.error:
+        return None
 
 
 def _code(family: Family, m: re.Match[str]) -> str | None:
