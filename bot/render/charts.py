@@ -7,6 +7,7 @@ XML-escaped by pygal (ElementTree), so a masked error line cannot become markup.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import pygal
@@ -64,8 +65,13 @@ def _label_room(labels: Sequence[str]) -> dict[str, float]:
     return {"margin_left": MARGIN + max(0.0, needed - reserved)}
 
 
+_CONFIG_SCRIPT = re.compile(r"<script[^>]*>.*?</script>", re.S)
+
+
 def _svg(chart: pygal.graph.graph.Graph) -> str:
-    return str(chart.render(is_unicode=True))
+    """The chart's SVG without the configuration script pygal always adds for its interactive mode (unused here,
+    and refused by the page's Content-Security-Policy). The SVG's text is escaped: the first ``</script>`` ends it."""
+    return _CONFIG_SCRIPT.sub("", str(chart.render(is_unicode=True)), count=1)
 
 
 def stacked_by_day(labels: Sequence[str], series: Sequence[tuple[str, Sequence[int]]], no_data: str) -> str:

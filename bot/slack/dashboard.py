@@ -12,6 +12,7 @@ app's) and ``ERRKB_DASHBOARD_SECRET``; without them ``/dashboard`` says which se
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import logging
 import secrets
@@ -80,7 +81,10 @@ class DashboardPages:
                 Cookies.end(response)
                 return response
             card = await self.dashboard.card(member.team)
-            return _html(dashboard_page(card, member.team_name, member.name, SIGNOUT_PATH))
+            # drawing the plots takes a few hundred milliseconds: off the event loop, which keeps acking Slack
+            page = _html(await asyncio.to_thread(dashboard_page, card, member.team_name, member.name, SIGNOUT_PATH))
+            page.enable_compression()  # the SVG compresses about tenfold
+            return page
 
     async def callback(self, request: web.Request) -> web.StreamResponse:
         with i18n.use_locale(self._locale(request, None)):

@@ -99,7 +99,7 @@ class TestSignIn:
         assert "WidgetError: widget stuck" in page_b and "WidgetError" not in page_a
         assert ">worked<" in page_b and "50%" in page_b and "50%" not in page_a
         for page in (page_a, page_b):  # nothing fetched from elsewhere: the page works offline
-            assert "src=" not in page and "<link" not in page and "@import" not in page
+            assert "src=" not in page and "<link" not in page and "@import" not in page and "<script" not in page
 
     async def test_the_page_is_private_and_allows_no_script_or_resource_from_elsewhere(self, dash):
         async with browser() as web:
