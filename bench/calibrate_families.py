@@ -74,7 +74,7 @@ def right(hit: FamilyHit) -> str | None:
     m = scheme.fullmatch(hit.url)
     if m is None:
         return f"address off the official scheme: {hit.url}"
-    line = hit.line
+    line = hit.code_line or hit.line
     if hit.family.id == "windows":
         number = int(hit.code)
         on_line = re.search(rf"(?<![\d.]){number}(?!\d)", line) or f"0x8007{number:04x}" in line.lower()

@@ -33,6 +33,7 @@ from bot.kb.normalize import strip_log_prefix
 
 FILE = "_families.json"  # beside the seeds' domain folders, so never read as an entry
 MAX_LINE = 500
+DETAIL_LINES = 8  # lines under an error line that may carry its code (a driver's ``code:``, an errno object)
 # Lines that only sum up or detail an error printed with them (the error itself is the line to answer).
 _SUMMARY = re.compile(
     r"^(?:error: aborting due to\b|error: could not compile\b|Found \d+ errors?\b|\d+ Error\(s\)|Build FAILED\b"
@@ -102,8 +103,9 @@ class FamilyHit:
     code: str
     url: str
     page: str  # "code" (a page about the code), "list" (a page listing it), "index" (no page of its own)
-    line: str  # the decisive line, as pasted (log prefix stripped)
+    line: str  # the decisive line, as pasted
     start: int  # its offset in the text searched
+    code_line: str = ""  # the line the code is on: the decisive line, or one of its detail lines below it
 
 
 class Families:
@@ -133,19 +135,20 @@ class Families:
         return None
 
     def find(self, text: str) -> FamilyHit | None:
-        """The family code on the decisive error line of ``text``: the last line that announces an error and
-        is neither a report of an earlier failure nor a summary (else the last that announces one). None when
-        that line carries no code of a family, or there is no error line (a warning is never one)."""
+        """The family code of the decisive error of ``text``: on the last line that announces an error and is
+        neither a report of an earlier failure nor a summary (else the last that announces one), or on the
+        detail lines printed under it (``  code: 'P2002'``, ``{ errno: -111, code: 'ECONNREFUSED' }``). None
+        when the error carries no code of a family, or there is no error line (a warning is never one)."""
         lines = self._error_lines(text)
         causes = [(o, line) for o, line in lines if not consequence(line) and not _SUMMARY.search(line)]
-        decisive = (causes or lines)[-1:]
-        for offset, line in decisive:
-            end = text.find("\n", offset)
-            raw = text[offset : len(text) if end < 0 else end].strip()
+        for offset, line in (causes or lines)[-1:]:
+            raw = _line_at(text, offset)
             # the line as the detector reads it, then as printed (``ERROR 1698 (28000):`` is not a log level)
             hit = self.recognise(line, text) or self.recognise(raw, text)
+            if hit is None:
+                hit = next(filter(None, (self.recognise(d, text) for d in _details(text, offset, lines))), None)
             if hit is not None:
-                return FamilyHit(hit.family, hit.code, hit.url, hit.page, raw, offset)
+                return FamilyHit(hit.family, hit.code, hit.url, hit.page, raw, offset, hit.line)
         return None
 
     def _error_lines(self, text: str) -> list[tuple[int, str]]:
@@ -160,6 +163,18 @@ class Families:
                     found[offset] = line
             offset += len(raw) + 1
         return sorted(found.items())
+
+
+def _line_at(text: str, offset: int) -> str:
+    end = text.find("\n", offset)
+    return text[offset : len(text) if end < 0 else end].strip()
+
+
+def _details(text: str, offset: int, errors: list[tuple[int, str]]) -> list[str]:
+    """The ``DETAIL_LINES`` lines printed under the error line at ``offset``, up to the next error line."""
+    stop = next((o for o, _line in errors if o > offset), len(text))
+    block = text[offset:stop].split("\n")[1 : 1 + DETAIL_LINES]
+    return [line.strip() for line in block if line.strip()]
 
 
 def _hint(patterns: list[re.Pattern[str]]) -> re.Pattern[str] | None:

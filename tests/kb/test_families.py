@@ -68,8 +68,20 @@ CASES = [
     ("ERROR: duplicate key value violates unique constraint \"users_email_key\" (SQLSTATE 23505)", "sqlstate", "23505",
      PG, "list"),
     ("SQLSTATE[42P01]: Undefined table: 7 ERROR:  relation \"users\" does not exist", "sqlstate", "42P01", PG, "list"),
+    ("pq: SQLSTATE 40P01: deadlock detected\nERROR: could not serialize access (SQLSTATE 40P01)", "sqlstate", "40P01",
+     PG, "list"),
+    ("org.postgresql.util.PSQLException: ERROR: value too long for type character varying(20)\n"
+     "  sqlstate: 22001", "sqlstate", "22001", PG, "list"),
+    ("** (Postgrex.Error) ERROR 23505 (unique_violation) duplicate key value violates unique constraint \"u\"",
+     "sqlstate", "23505", PG, "list"),
+    ("PrismaClientKnownRequestError: \nInvalid `prisma.user.create()` invocation:\n\n\n"
+     "Unique constraint failed on the fields: (`email`)\n    at Rn.handleRequestError (/app/node_modules/@prisma/client/"
+     "runtime/library.js:121:7749) {\n  code: 'P2002',\n  clientVersion: '5.22.0',", "prisma", "P2002",
+     "https://www.prisma.io/docs/orm/reference/error-reference#p2002", "code"),
     ("PermissionError: [WinError 5] Access is denied: 'C:\\\\Users\\\\me\\\\AppData\\\\Local\\\\Temp\\\\x'", "windows",
      "5", MS + "/windows/win32/debug/system-error-codes--0-499-", "list"),
+    ("Error: Install failed with error 0x80070005 (Access is denied.)", "windows", "5",
+     MS + "/windows/win32/debug/system-error-codes--0-499-", "list"),
     ("System error 1326 has occurred.\n\nThe user name or password is incorrect.", "windows", "1326",
      MS + "/windows/win32/debug/system-error-codes--1300-1699-", "list"),
     ("System.Runtime.InteropServices.COMException (0x800704C7): The operation was canceled by the user.", "windows",
