@@ -58,6 +58,9 @@ class DashboardPages:
                       if settings.client_id and settings.client_secret else None)
 
     def mount(self, app: web.Application) -> None:
+        if self.cookies is not None and self.slack is None:
+            log.warning("ERRKB_DASHBOARD_SECRET is set, but the dashboard signs in with Slack through the OAuth app: "
+                        "set SLACK_CLIENT_ID and SLACK_CLIENT_SECRET too; /dashboard stays off")
         app.router.add_get(PATH, self.page)
         app.router.add_get(CALLBACK_PATH, self.callback)
         app.router.add_post(SIGNOUT_PATH, self.sign_out)
