@@ -68,6 +68,7 @@ class EntryCard:
     regex: str = ""  # what finds the error in a line (to quote the reader's decisive part)
     team_author: str | None = None  # the Slack user who wrote it, for a team-written entry
     team_reviewer: str | None = None  # the reviewer who verified a team-written entry (None: not reviewed)
+    values_text: tuple[str, ...] = ()  # sentences that say the reader's values ({name}: the regex's named groups)
 
     def workaround(self, index: int) -> WorkaroundCard | None:
         return next((w for w in self.workarounds if w.index == index), None)

@@ -325,6 +325,12 @@ class Entry:
         value = self.raw.get("confidence")
         return float(value) if isinstance(value, int | float) else 0.5
 
+    def values_text(self, zh: bool) -> list[str]:
+        """Sentences that say the reader's values (``values_text`` / ``values_text_zh``: ``{name}`` is a
+        named group of the regex), in the reader's language, the English when the Chinese is missing."""
+        chosen = (self.raw.get("values_text_zh") if zh else None) or self.raw.get("values_text")
+        return [t for t in chosen if isinstance(t, str)] if isinstance(chosen, list) else []
+
     @property
     def fix_estimate(self) -> float | None:
         """The authors' estimate of how often the entry's fixes fix the error (before any crowd votes)."""

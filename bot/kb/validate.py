@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import string
 from collections.abc import Iterator
 from typing import Any
 
@@ -120,6 +121,8 @@ def validate_entry(raw: Any, file: str, expected_id: str | None = None) -> list[
         elif compile_regex(pattern).search("") is not None:
             check.add("regex", "matches the empty string, so it would answer every message "
                                "(an empty alternative such as a trailing `|`, or a pattern like `.*`)")
+        else:
+            _check_values_text(check, raw, set(compile_regex(pattern).groupindex))
 
     url = check.typed(raw, "official_doc_url", "official_doc_url", (str, type(None)), required=False)
     if url and not re.match(r"^https?://[^\s]+$", url):
@@ -296,3 +299,19 @@ def dangling_links(entries: dict[str, Entry]) -> Iterator[Problem]:
             for i, target in enumerate(entry.links(kind)):
                 if target not in entries:
                     yield Problem(entry.source, f"transition_graph.{kind}[{i}]", f"no entry has id {target!r}")
+
+
+def _check_values_text(check: _Checker, raw: dict, groups: set[str]) -> None:
+    """Each ``values_text`` sentence names only the regex's named groups, as ``{name}``."""
+    for key in ("values_text", "values_text_zh"):
+        for i, text in enumerate(check.text_list(raw, key, key) or []):
+            if not isinstance(text, str):
+                continue
+            try:
+                names = {name for _lit, name, _spec, _conv in string.Formatter().parse(text) if name is not None}
+            except ValueError as problem:
+                check.add(f"{key}[{i}]", f"is not a valid {{name}} template: {problem}")
+                continue
+            if unknown := sorted(names - groups):
+                check.add(f"{key}[{i}]", f"names {', '.join(unknown)}, which the regex does not capture "
+                                         f"(a named group: (?P<{unknown[0]}>…))")

@@ -156,6 +156,8 @@ def answer_message(entry: EntryCard, match: MatchCard | None = None, private: bo
     lines = [f"*{escape(name)}*"]
     if match is not None:
         lines.append("> " + _inline_code(summary.quote(match.line, match.entry.regex)))
+        if said := labels.values_line(entry, match):
+            lines.append("_" + escape(said) + "_")
     cause = escape(summary.first_sentences(entry.root_cause)) + mark(entry.root_cause_untranslated)
     lines.append(labels.labelled(f"*{labels.heading('cause')}*", cause))
     blocks: list[dict[str, Any]] = [section("\n".join(lines))]

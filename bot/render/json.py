@@ -57,6 +57,8 @@ def match_json(match: MatchCard) -> dict[str, Any]:
         "line": match.line,
         "headline": labels.headline(match.entry, match),
         "quote": summary.quote(match.line, match.entry.regex),
+        "values": summary.values(match.line, match.entry.regex),
+        "values_text": labels.values_line(match.entry, match),
         **_entry_fields(match.entry),
     }
 

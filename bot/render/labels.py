@@ -6,7 +6,7 @@ import re
 
 from bot.cards import DeadEndCard, EntryCard, MatchCard, WorkaroundCard
 from bot.i18n import _, fmt_date, fmt_number, fmt_percent, ngettext
-from bot.render.summary import plain_name
+from bot.render.summary import plain_name, reader_name, values
 
 
 def tier_label(tier: str) -> str:
@@ -108,11 +108,29 @@ def _lower_first(text: str) -> str:
 
 
 def headline(entry: EntryCard, match: MatchCard | None = None) -> str:
-    """The error in plain words; a fallback ("fuzzy") match says it only looks like it."""
-    name = plain_name(entry.signature)
-    if match is not None and match.how == "fuzzy":
-        return _("Looks like {name} ({score} similar)").format(name=name, score=fmt_percent(match.score))
-    return name
+    """The error in plain words, never with the KB example's values over a reader's paste
+    (:func:`reader_name`); a fallback ("fuzzy") match says it only looks like the KB's error."""
+    if match is None:
+        return plain_name(entry.signature)
+    if match.how == "fuzzy":
+        return _("Looks like {name} ({score} similar)").format(name=plain_name(entry.signature, values=False),
+                                                               score=fmt_percent(match.score))
+    return reader_name(entry.signature, match.line, entry.regex)
+
+
+def values_line(entry: EntryCard, match: MatchCard | None) -> str | None:
+    """What the reader's own values say, from the entry's ``values_text`` (the first of its sentences whose
+    every ``{name}`` the regex captured in the reader's line), e.g. "Your job asked for 1.50 GiB with
+    812.00 MiB free on the GPU."; None when the entry has none or the line lacks its values."""
+    if match is None or not entry.values_text:
+        return None
+    found = values(match.line, entry.regex)
+    for template in entry.values_text:
+        try:
+            return template.format_map(found)
+        except (KeyError, IndexError, ValueError):
+            continue
+    return None
 
 
 def labelled(label: str, text: str) -> str:

@@ -54,13 +54,28 @@ def _strip_prefixes(text: str) -> str:
     return text.strip()
 
 
-def plain_name(signature: str) -> str:
+def plain_name(signature: str, values: bool = True) -> str:
     """The error in plain words, without the signature's example values.
 
     ``torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB …`` → ``CUDA out of
     memory``; ``KeyError: 'user_id'`` → ``KeyError``; ``IndexError: Target 10 is out of bounds.``
-    → ``Target … is out of bounds``.
+    → ``Target … is out of bounds``. ``values`` False also elides identifiers, paths and refs
+    (``com.mysql.cj.jdbc.Driver``), for a name shown over a paste that only resembles the signature.
     """
+    name = _name(signature)
+    if values:
+        return name
+    elided = re.sub(r"…(?:\s*(?:->|[,/.:])?\s*…)+", "…", _IDENTIFIER.sub("…", name))
+    if _WORD.findall(elided):
+        return elided
+    kind = re.search(r"([\w$]+(?:Error|Exception|Warning))\b", signature)
+    return kind.group(1) if kind else elided
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*(?:[./][\w$-]+)+")
+
+
+def _name(signature: str) -> str:
     first = strip_log_prefix(signature.strip().splitlines()[0] if signature.strip() else "")
     if gloss := _GLOSS.search(first):  # a Chinese signature: the line as printed, then its gloss
         first = gloss.group(1).strip()
@@ -100,16 +115,47 @@ def _finish(name: str, limit: int) -> str:
     return re.sub(r"\s*[(（][^)）]*…$", "…", clip(name, limit)).rstrip(" (（")
 
 
+def reader_name(signature: str, line: str, regex: str = "") -> str:
+    """The error in plain words for the reader's ``line``: the signature's name when every word of it that
+    could be a value (a file, a branch, a class, a resource) is in the reader's line; otherwise the name of
+    the reader's own hit of ``regex`` (English), or the signature's name with those words elided (a Chinese
+    gloss). So a headline never names the KB example's ``train.py`` over a paste about ``sample_video.py``."""
+    name = plain_name(signature)
+    said = line.casefold()
+    chinese = any(_is_cjk(c) for c in name)  # a gloss: its words are ours, only its identifiers may be values
+    foreign = [t for t in (_IDENTIFIER if chinese else _VALUE_WORD).findall(name) if t.casefold() not in said]
+    if not foreign:
+        return name
+    if not chinese:
+        hit = _hit(line, regex)
+        own = plain_name(hit.group(0) if hit else strip_log_prefix(line.strip()))
+        if len(_WORD.findall(own)) >= 2:
+            return own
+    for word in foreign:
+        name = re.sub(rf"[\w.$/~:^-]*{re.escape(word)}[\w.$/^-]*", "…", name)  # the whole path or ref
+    return re.sub(r"…(?:\s*(?:->|[,/.:])?\s*…)+", "…", name)
+
+
+# A word of a name that may be an example value: an identifier, a path, a ref, a short lowercase word
+# after a fixed phrase ("Insufficient cpu"); plain English words of the message are in any paste of it.
+_VALUE_WORD = re.compile(r"[A-Za-z_$][\w$]*(?:[./:-][\w$]+)+|\b[a-z][a-z0-9_]{1,}\b|\b[A-Z][\w$]*[A-Z_][\w$]*\b")
+
+
 def quote(line: str, regex: str = "") -> str:
     """The reader's decisive line as they pasted it, without log prefixes, clipped to a glance.
 
-    A long line is cut around where ``regex`` (the entry's) hits it, so the part that names the
-    error, with the reader's numbers, is what shows.
+    A long line keeps what ``regex`` (the entry's) hits, with the reader's numbers: from the hit's start,
+    and, where the regex names its values (``(?P<free>…)``), each named value with a few words around
+    it, the rest shortened to "…" — so "812.00 MiB is free" stays in the quote of a long CUDA OOM line.
     """
     line = mask(strip_log_prefix(line.strip()) or line.strip())  # before cutting, so no secret is half-shown
     if len(line) <= QUOTE_CHARS:
         return line
-    start = _hit_start(line, regex)
+    hit = _hit(line, regex)
+    start = hit.start() if hit else 0
+    named = sorted(hit.span(i) for i in hit.re.groupindex.values() if hit.span(i)[0] >= 0) if hit else []
+    if named:
+        return _holding(line, start, named)
     if start < QUOTE_CHARS // 3:
         return clip(line, QUOTE_CHARS)
     begin = min(start - 12, len(line) - QUOTE_CHARS + 2)  # fill the window when the hit is near the end
@@ -117,14 +163,52 @@ def quote(line: str, regex: str = "") -> str:
     return "…" + clip(line[begin:], QUOTE_CHARS - 1)
 
 
-def _hit_start(line: str, regex: str) -> int:
+def _holding(line: str, start: int, spans: list[tuple[int, int]]) -> str:
+    """A window of the line that holds every named value (and the hit's start when it fits), cut at words."""
+    first, last = min(start, spans[0][0]), max(end for _s, end in spans)
+    if last - first > QUOTE_CHARS:
+        return _with_values(line, start, spans)
+    begin = 0 if last <= QUOTE_CHARS else line.find(" ", last - QUOTE_CHARS) + 1
+    begin = min(begin, line.rfind(" ", 0, spans[0][0]) + 1)
+    trailing = _TRAILING.match(line, last)  # "812.00 MiB" + " is free"
+    end = trailing.end() if trailing else last
+    end = end if end - begin <= QUOTE_CHARS + 16 else last
+    return ("…" if begin else "") + line[begin:end].strip() + ("…" if end < len(line) else "")
+
+
+_TRAILING = re.compile(r"\S*(?:\s+[^\s.,;]+){0,2}")
+
+
+def _with_values(line: str, start: int, spans: list[tuple[int, int]]) -> str:
+    """The hit's opening words, then each named value with the words just before and after it."""
+    pieces = [(start, min(len(line), start + QUOTE_CHARS // 3))]
+    for first, last in spans:
+        left = line.rfind(" ", 0, max(0, first - 24)) + 1
+        right = line.find(" ", min(len(line), last + 10))
+        pieces.append((left, len(line) if right < 0 else right))
+    merged: list[tuple[int, int]] = []
+    for first, last in sorted(pieces):
+        if merged and first <= merged[-1][1] + 4:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], last))
+        else:
+            merged.append((first, last))
+    text = " … ".join(line[a:b].strip() for a, b in merged)
+    return ("…" if merged[0][0] > 0 else "") + text + ("…" if merged[-1][1] < len(line) else "")
+
+
+def values(line: str, regex: str) -> dict[str, str]:
+    """The values the entry's regex names (``(?P<name>…)``) in the reader's line, credential-masked."""
+    hit = _hit(mask(line), regex)
+    return {k: v for k, v in hit.groupdict().items() if v} if hit else {}
+
+
+def _hit(line: str, regex: str) -> re2._Match | None:
     if not regex:
-        return 0
+        return None
     try:
-        hit = compile_regex(regex).search(line)
+        return compile_regex(regex).search(line)
     except re2.error:
-        return 0
-    return hit.start() if hit else 0
+        return None
 
 
 def first_sentences(text: str, count: int = 2, max_chars: int = 200) -> str:

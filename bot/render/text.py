@@ -113,6 +113,8 @@ def _head(out: _Out, entry: EntryCard, match: MatchCard | None, show_id: bool) -
             out.add(f"({entry.id})", _DIM, indent="  ")
     if match is not None:
         out.add(summary.quote(match.line, match.entry.regex), _DIM, indent="  │ ")
+        if said := labels.values_line(entry, match):
+            out.add(said, indent="  ")
 
 
 def render_answer(entry: EntryCard, match: MatchCard | None = None, color: bool = False,

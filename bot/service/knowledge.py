@@ -239,6 +239,7 @@ class Knowledge:
             regex=entry.regex,
             team_author=entry.raw.get("team_author") if isinstance(entry.raw.get("team_author"), str) else None,
             team_reviewer=entry.raw.get("team_reviewer") if isinstance(entry.raw.get("team_reviewer"), str) else None,
+            values_text=tuple(script(t) for t in entry.values_text(zh)),
         )
 
     def _related(self, entry_id: str, zh: bool) -> RelatedCard:

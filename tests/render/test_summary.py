@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from bot.render import summary
 from bot.render.summary import first_sentences, plain_name, quote
 
 
@@ -51,3 +52,37 @@ def test_first_sentences_stop_at_two_and_never_mid_sentence_when_they_fit():
     assert first_sentences(text) == "One thing broke. Because of two."
     assert first_sentences("第一句。第二句很短。第三句。") == "第一句。第二句很短。"
     assert first_sentences("x" * 500).endswith("…") and len(first_sentences("x" * 500)) <= 200
+
+
+@pytest.mark.parametrize(("signature", "line", "regex", "name"), [
+    # the KB's example file, branch, class or resource never heads an answer to another paste
+    ("torch.distributed.elastic.multiprocessing.errors.ChildFailedError: train.py FAILED",
+     "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: sample_video.py FAILED",
+     r"ChildFailedError:[^\n]*FAILED", "sample_video.py FAILED"),
+    ("0/3 nodes are available: 3 Insufficient cpu.", "Warning  FailedScheduling  0/5 nodes are available: "
+     "5 Insufficient memory.", r"\d+ Insufficient (?:cpu|memory)", "… Insufficient memory"),
+    ("java.lang.ClassNotFoundException: com.mysql.cj.jdbc.Driver",
+     "Exception in thread \"main\" java.lang.ClassNotFoundException: org.apache.bcel.Repository",
+     r"java\.lang\.ClassNotFoundException: [\w.$]+", "org.apache.bcel.Repository"),
+    # the signature's own words, when the reader's line says them all
+    ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB", r"CUDA out of memory",
+     "CUDA out of memory"),
+    # a Chinese gloss keeps its words and elides an example value the reader's line lacks
+    ("ChildFailedError: train.py FAILED（torchrun 子进程 train.py 失败）", "ChildFailedError: eval.py FAILED",
+     r"ChildFailedError:[^\n]*FAILED", "torchrun 子进程 … 失败"),
+])
+def test_the_name_over_a_paste_never_shows_the_kbs_example_values(signature, line, regex, name):
+    assert summary.reader_name(signature, line, regex) == name
+
+
+def test_the_quote_keeps_every_value_the_regex_names_and_shortens_elsewhere():
+    line = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 has a total capacity of "
+            "23.65 GiB of which 812.00 MiB is free. Including non-PyTorch memory, this process has 22.5 GiB in use.")
+    regex = (r"CUDA out of memory\. Tried to allocate (?P<requested>[\d.]+ [KMGT]iB)[^\n]*?"
+             r"of which (?P<free>[\d.]+ [KMGT]iB) is free")
+    quoted = summary.quote(line, regex)
+    assert "1.50 GiB" in quoted and "812.00 MiB is free" in quoted and len(quoted) <= summary.QUOTE_CHARS + 20
+    far = "RuntimeError: " + "x" * 150 + " Tried to allocate 3.00 GiB; " + "y " * 80 + "of which 10.00 MiB is free"
+    quoted = summary.quote(far, regex.replace("CUDA out of memory\\. ", ""))
+    assert "3.00 GiB" in quoted and "10.00 MiB is free" in quoted and " … " in quoted

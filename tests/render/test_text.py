@@ -32,7 +32,11 @@ async def test_the_default_is_the_compact_answer_with_the_readers_line(kb, local
     out = await render(kb, OOM, locale, width=200)
     for wanted in lines:
         assert wanted in out
-    assert "  │ torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB" in out
+    # the quote keeps the values that decide the fix, and the entry says them in the reader's language
+    assert "  │ …CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 has a total capacity of 39.38 GiB of which 1.02 GiB" \
+        " is free" in out
+    assert ("Your job asked for 1.50 GiB more on the GPU with only 1.02 GiB free." if locale == "en"
+            else "你的任务还要在 GPU 上再申请 1.50 GiB，但只剩 1.02 GiB 空闲。") in out
     assert "2.00 GiB" not in out and "2. " not in out  # no second fix, no KB example values
     assert "\x1b[" not in out
 
