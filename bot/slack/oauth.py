@@ -35,7 +35,8 @@ REDIRECT_PATH = "/slack/oauth_redirect"
 STATE_SECONDS = 600  # an install started longer ago than this must start again
 # The bot scopes of manifest.yml (docs/privacy.md says why each is needed).
 SCOPES = ("app_mentions:read", "channels:history", "groups:history", "im:history", "mpim:history", "chat:write",
-          "commands", "files:read", "reactions:read", "users:read", "usergroups:read", "channels:read", "groups:read")
+          "commands", "files:read", "reactions:read", "users:read", "usergroups:read", "channels:read", "groups:read",
+          "metadata.message:read")
 
 
 def oauth_settings(settings: Settings, engine: Any) -> AsyncOAuthSettings:

@@ -22,7 +22,8 @@ def items_under(key: str) -> set[str]:
 def test_every_scope_the_bot_needs():
     assert items_under("bot") == {
         "app_mentions:read", "channels:history", "groups:history", "im:history", "mpim:history", "chat:write",
-        "commands", "files:read", "reactions:read", "users:read", "usergroups:read", "channels:read", "groups:read"}
+        "commands", "files:read", "reactions:read", "users:read", "usergroups:read", "channels:read", "groups:read",
+        "metadata.message:read"}
 
 
 def listened_events() -> set[str]:
@@ -61,4 +62,4 @@ def test_the_manifest_carries_the_oauth_redirect_url_and_the_scopes_oauth_asks_f
     assert re.search(rf"redirect_urls:\n\s+- https://YOUR-HOST{REDIRECT_PATH}\n", MANIFEST)
     bot_scopes = re.search(r"\n    bot:\n((?:      - .*\n)+)", MANIFEST)
     assert bot_scopes is not None
-    assert sorted(re.findall(r"- ([a-z:_]+)", bot_scopes.group(1))) == sorted(SCOPES)
+    assert sorted(re.findall(r"- ([a-z:_.]+)", bot_scopes.group(1))) == sorted(SCOPES)
