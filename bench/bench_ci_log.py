@@ -42,6 +42,7 @@ class Run:
     rss_mib: float
     code: int
     out: bytes
+    said: str  # the last line it wrote to stderr, if any
 
 
 def run(command: list[str], cwd: Path, env: dict[str, str]) -> Run:
@@ -55,9 +56,10 @@ def run(command: list[str], cwd: Path, env: dict[str, str]) -> Run:
     _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
-    last = err.decode(errors="replace").strip().rsplit("\n", 1)[-1]
-    rss = int(last) / 1024 if timed and last.isdigit() else float("nan")
-    return Run(seconds, usage.ru_utime + usage.ru_stime, rss, proc.returncode, out)
+    lines = err.decode(errors="replace").strip().splitlines() or [""]
+    rss = int(lines[-1]) / 1024 if timed and lines[-1].isdigit() else float("nan")
+    said = (lines[:-1] if timed else lines) or [""]
+    return Run(seconds, usage.ru_utime + usage.ru_stime, rss, proc.returncode, out, said[-1])
 
 
 def re2_scan(path: Path) -> tuple[float, float, int]:
@@ -110,12 +112,17 @@ def main() -> None:
             cpu = median([r.cpu for r in ours])
             fixed_s, fixed_cpu = median([r.seconds for r in fixed]), median([r.cpu for r in fixed])
             scan_s, scan_cpu = median([s[0] for s in scans]), median([s[1] for s in scans])
-            found = sum(r.code == 0 and b"pytorch/cuda-out-of-memory" in r.out
-                        and b"Run python train.py" in r.out for r in ours)
+            right = [r.code == 0 and b"pytorch/cuda-out-of-memory" in r.out and b"Run python train.py" in r.out
+                     for r in ours]
+            found = sum(right)
             per_byte = seconds - fixed_s
             print(f"\n{size:.1f} MB log, {lines:,} INFO lines, CUDA OOM at {where:.0%}:")
             print(f"  errkb ci   {seconds:6.3f} s  {size / seconds:7.1f} MB/s  CPU {cpu:.3f} s  peak RSS "
                   f"{max(r.rss_mib for r in ours):6.1f} MiB  found the OOM with its step: {found}/{len(ours)}")
+            for r, ok in zip(ours, right, strict=True):
+                if not ok:
+                    print(f"             a run that did not: exit {r.code}, {r.said[:200]!r}")
+                    break
             print(f"  empty log  {fixed_s:6.3f} s  {'':12}CPU {fixed_cpu:.3f} s  (start-up, imports, KB snapshot)")
             print(f"  the bytes  {per_byte:6.3f} s  {size / per_byte if per_byte > 0 else float('nan'):7.1f} MB/s  "
                   f"CPU {cpu - fixed_cpu:.3f} s  (errkb ci beyond the empty log)")
