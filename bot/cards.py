@@ -32,6 +32,7 @@ class WorkaroundCard:
     condition_untranslated: bool = False
     author: str | None = None  # who suggested it in this workspace (None: the KB's own fix)
     verified: bool = False  # a suggested fix a reviewer vouched for
+    fit: int = 1  # how its condition stands against the reader's paste: 0 ruled out, 1 unknown, 2 fits (kb.fit.Fit)
 
     @property
     def votes(self) -> int:

@@ -135,6 +135,7 @@ class Workaround:
     text_zh: str | None
     sources: tuple[str, ...]
     condition_zh: str | None = None
+    applies: dict | None = None  # the checkable part of ``condition`` (bot.kb.fit)
 
 
 def _rate(value: object) -> float | None:
@@ -226,6 +227,7 @@ class Entry:
                 text_zh=zh_w[i] if i < len(zh_w) and zh_w[i] else None,
                 sources=tuple(w.get("sources") or ()),
                 condition_zh=_condition_zh(w, zh_wc, i),
+                applies=w["applies"] if isinstance(w.get("applies"), dict) else None,
             )
             for i, w in enumerate(self.raw.get("workarounds") or [])
         )

@@ -69,6 +69,7 @@ class Match:
     in_frame: bool = False
     version_fits: bool = True  # False when the paste shows a version the entry does not apply to
     severity: str = "error"  # "warning" for a warning entry or an error logged at warning level; "info"
+    fits: tuple[int, ...] = ()  # per workaround index, how its condition stands against the paste (kb.fit.Fit)
 
 
 class Matcher:

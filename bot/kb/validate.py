@@ -13,6 +13,7 @@ import string
 from collections.abc import Iterator
 from typing import Any
 
+from bot.kb import fit
 from bot.kb.entry import (
     GRAPH_LINKS,
     ID_PATTERN,
@@ -198,6 +199,9 @@ def _validate_actions(check: _Checker, raw: dict) -> None:
         for key in ("how", "condition", "condition_zh"):
             check.typed(item, key, f"{path}.{key}", (str,), required=False)
         _check_condition_zh(check, item, path)
+        if "applies" in item:
+            for field, problem in fit.problems(item["applies"]):
+                check.add(f"{path}.applies" + (f".{field}" if field else ""), problem)
         check.text_list(item, "sources", f"{path}.sources")
         if "key" in item:
             key = item["key"]

@@ -166,7 +166,7 @@ def answer_message(entry: EntryCard, match: MatchCard | None = None, private: bo
     best = shown or (entry.workarounds[0] if entry.workarounds else None)
     if best is not None:
         blocks.append(section(labels.labelled(f"*{labels.heading('best_fix')}*", _fix_text(best))))
-        blocks.append(context(labels.success_text(best, entry.verification_tier, entry.team_author)))
+        blocks.append(context(labels.evidence_text(best, entry.verification_tier, entry.team_author)))
     blocks += _team_context(entry)
     buttons = _vote_buttons(entry, best) if best is not None else []
     if len(entry.workarounds) > 1:
@@ -189,7 +189,7 @@ def fix_message(entry: EntryCard, workaround: WorkaroundCard, rank: int, private
     """One of the other fixes, numbered after the first, with its evidence and vote buttons."""
     blocks = [
         section(f"*{fmt_number(rank)}.* {_fix_text(workaround)}"),
-        context(labels.success_text(workaround, entry.verification_tier, entry.team_author)),
+        context(labels.evidence_text(workaround, entry.verification_tier, entry.team_author)),
         actions(
             *_vote_buttons(entry, workaround), button(_("Suggest a fix"), ACTION_SUGGEST_FIX, entry.id),
             *([button(_("Translate this fix"), ACTION_TRANSLATE_FIX, vote_value(entry.id, workaround.index))]

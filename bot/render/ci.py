@@ -42,7 +42,7 @@ def _fix(m: MatchCard) -> tuple[str, str] | None:
     best = m.entry.workarounds[0]
     text = best.text + (" " + labels.condition_text(best.condition, best.condition_untranslated)
                         if best.condition else "")
-    return text, labels.success_text(best, m.entry.verification_tier)
+    return text, labels.evidence_text(best, m.entry.verification_tier)
 
 
 def title(f: CiFailure) -> str:

@@ -39,7 +39,8 @@ def _entry_fields(entry: EntryCard) -> dict[str, Any]:
              "condition": w.condition, "rate_basis": labels.rate_basis(w),
              "estimated_rate": None if w.prior is None else _rate(w.prior),
              "estimated_by": entry.verification_tier,
-             "evidence": labels.success_text(w, entry.verification_tier, entry.team_author)}
+             "evidence": labels.success_text(w, entry.verification_tier, entry.team_author),
+             "fits_paste": {0: False, 2: True}.get(w.fit)}
             for w in entry.workarounds
         ],
         "evidence_count": entry.evidence_count,

@@ -73,6 +73,21 @@ def success_text(w: WorkaroundCard, tier: str = "ai_generated", team_author: str
         prior=fmt_percent(w.prior))
 
 
+def fit_text(w: WorkaroundCard) -> str | None:
+    """What the reader's paste says of the fix's condition, when it says anything."""
+    if w.fit == 2:
+        return _("your paste fits its condition")
+    if w.fit == 0:
+        return _("listed last: your paste does not fit its condition")
+    return None
+
+
+def evidence_text(w: WorkaroundCard, tier: str = "ai_generated", team_author: str | None = None) -> str:
+    """The fix's numbers and where they come from, then what the paste says of its condition."""
+    said = success_text(w, tier, team_author)
+    return said + (" · " + fitted if (fitted := fit_text(w)) else "")
+
+
 def author_mention(user: str) -> str:
     """A Slack user mention of a stored author id (anything else is shown as typed, never as markup)."""
     return f"<@{user}>" if re.fullmatch(r"[UW][A-Z0-9_]{1,30}", user) else user.replace("<", "‹").replace(">", "›")

@@ -100,7 +100,7 @@ def _fix(out: _Out, entry: EntryCard, w: WorkaroundCard, number: str) -> None:
     if w.condition:
         text += " " + labels.condition_text(w.condition, w.condition_untranslated)
     out.add(f"{number} {text}", indent="  ", hang=" " * (len(number) + 3))
-    out.add(labels.success_text(w, entry.verification_tier, entry.team_author), _GREEN, indent=" " * (len(number) + 3))
+    out.add(labels.evidence_text(w, entry.verification_tier, entry.team_author), _GREEN, indent=" " * (len(number) + 3))
 
 
 def _head(out: _Out, entry: EntryCard, match: MatchCard | None, show_id: bool) -> None:
@@ -129,7 +129,7 @@ def render_answer(entry: EntryCard, match: MatchCard | None = None, color: bool 
             best = entry.workarounds[0]
             out.labelled(labels.heading("best_fix"), best.text + _mark(best.untranslated) + (
                 " " + labels.condition_text(best.condition, best.condition_untranslated) if best.condition else ""))
-            out.add(labels.success_text(best, entry.verification_tier, entry.team_author), _GREEN, indent="  ")
+            out.add(labels.evidence_text(best, entry.verification_tier, entry.team_author), _GREEN, indent="  ")
         rest = len(entry.workarounds) - 1
         hint = (ngettext("{n} other fix, what not to try and docs: add --details",
                          "{n} other fixes, what not to try and docs: add --details", rest).format(n=fmt_number(rest))

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
 from bot.i18n import current_locale, fold, script
-from bot.kb import feedback
+from bot.kb import feedback, fit
 from bot.kb.entry import GRAPH_LINKS, Entry
 from bot.kb.feedback import EntryFeedback as Feedback
 from bot.kb.knowledge import KnowledgeBase
@@ -89,10 +89,19 @@ class Knowledge:
         return found
 
     def find(self, paste: str, limit: int = 3) -> list[Match]:
-        """The entries ``paste`` is about, best first, with spans into ``paste`` as given (no I/O)."""
+        """The entries ``paste`` is about, best first, with spans into ``paste`` as given, and how each fix's
+        condition stands against the paste (no I/O)."""
         offset = max(0, len(paste) - MAX_PASTE_CHARS)
-        matches = self.kb.matcher.match(normalize(paste[offset:]), limit=limit)
+        text = normalize(paste[offset:])
+        matches = [self._fitted(m, text.text) for m in self.kb.matcher.match(text, limit=limit)]
         return [replace(m, span=(m.span[0] + offset, m.span[1] + offset)) for m in matches] if offset else matches
+
+    def _fitted(self, match: Match, text: str) -> Match:
+        entry = self.kb.entries.get(match.entry_id)
+        if entry is None or not any(w.applies for w in entry.workarounds):
+            return match
+        read = fit.Paste.read(text, fit.named(match.line, entry.regex))
+        return replace(match, fits=tuple(fit.fit(w.applies, read) for w in entry.workarounds))
 
     async def explain(self, matches: list[Match], record: bool = True, live: dict[str, Feedback] | None = None,
                       workspace: str | None = None) -> Diagnosis:
@@ -101,7 +110,7 @@ class Knowledge:
         if live is None:
             live = await self._feedback([m.entry_id for m in matches], workspace)
         cards = [
-            MatchCard(self._entry_card(self._entry(m.entry_id, workspace), live.get(m.entry_id)),
+            MatchCard(self._entry_card(self._entry(m.entry_id, workspace), live.get(m.entry_id), m.fits),
                       m.how, m.score, m.span,
                       mask(m.line))  # the reader's own line: masked here, once, for every surface
             for m in matches
@@ -169,9 +178,11 @@ class Knowledge:
             return {}
         return await self.store.feedback(entry_ids, workspace)
 
-    def _entry_card(self, entry: Entry, live: Feedback | None) -> EntryCard:
+    def _entry_card(self, entry: Entry, live: Feedback | None, fits: tuple[int, ...] = ()) -> EntryCard:
         """The card of ``entry`` in the current locale. Curated text (the KB's seeds) reaches the reader as
-        written; what a reader or a team wrote (a team entry, a suggested fix) is credential-masked."""
+        written; what a reader or a team wrote (a team entry, a suggested fix) is credential-masked. With
+        ``fits`` (a paste's verdict on each fix's condition), fixes that fit the paste come first and fixes
+        it rules out last; votes order the fixes within each."""
         live = live or Feedback()
         zh = current_locale() == "zh"
         written = _team_text if is_team_id(entry.id) else script
@@ -186,9 +197,10 @@ class Knowledge:
             text, untranslated = _localized(w.action, w.text_zh, zh, source)
             condition, cond_untranslated = _localized(w.condition, w.condition_zh, zh) if w.condition else ("", False)
             text, condition = written(text), written(condition)
+            verdict = fits[w.index] if w.index < len(fits) else fit.Fit.UNKNOWN
             card = WorkaroundCard(w.index, text, rate, tally.up, tally.down, untranslated, condition, w.prior,
-                                  cond_untranslated)
-            ranked.append((bound, -w.index, card))
+                                  cond_untranslated, fit=verdict)
+            ranked.append((verdict, bound, -w.index, card))
         for s in live.suggested:
             tally = live.workarounds.get(s.index, feedback.Tally())
             if (s.locale == "zh") == zh or not s.text_other:  # the author's language, or all there is
@@ -197,9 +209,9 @@ class Knowledge:
                 text, untranslated = s.text_other, False
             card = WorkaroundCard(s.index, _team_text(text), feedback.suggested_rate(tally), tally.up, tally.down,
                                   untranslated, author=s.author, verified=s.verified)
-            ranked.append((feedback.suggested_lower_bound(tally), -s.index, card))
-        ranked.sort(key=lambda item: (item[0], item[1]), reverse=True)
-        workarounds = [card for _bound, _i, card in ranked]
+            ranked.append((fit.Fit.UNKNOWN, feedback.suggested_lower_bound(tally), -s.index, card))
+        ranked.sort(key=lambda item: (item[0], item[1], item[2]), reverse=True)
+        workarounds = [card for _fit, _bound, _i, card in ranked]
         dead_ends = []
         for d in entry.dead_ends:
             english = f"{d.action} — {d.why_fails}" if d.action and d.why_fails else (d.action or d.why_fails)
