@@ -42,3 +42,18 @@ async def test_the_quote_of_a_long_oom_line_keeps_the_free_memory_that_decides_t
         match = (await Knowledge(kb).diagnose(paste, limit=1, record=False)).matches[0]
         assert "812.00 MiB is free" in summary.quote(match.line, match.entry.regex)
         assert labels.values_line(match.entry, match) == "你的任务还要在 GPU 上再申请 1.50 GiB，但只剩 812.00 MiB 空闲。"
+
+
+async def test_no_first_fix_is_one_its_paste_rules_out(kb):
+    """Where an entry has a fix the paste fits or says nothing about, that fix, not a ruled-out one, heads it."""
+    knowledge, checked, wrong = Knowledge(kb), 0, []
+    for path in paste_files(PASTES):
+        diagnosis = await knowledge.diagnose(path.read_text(encoding="utf-8", errors="replace"), limit=1, record=False)
+        if not diagnosis.matches:
+            continue
+        fixes = diagnosis.matches[0].entry.workarounds
+        if any(w.fit == 0 for w in fixes):
+            checked += 1
+            if fixes[0].fit == 0 and any(w.fit > 0 for w in fixes):
+                wrong.append(str(path.relative_to(PASTES)))
+    assert checked >= 5 and wrong == []
