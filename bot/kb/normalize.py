@@ -1,7 +1,8 @@
 """Turn a paste as Slack delivers it into the plain text a reader saw, with a map back.
 
 Slack escapes ``& < >``, wraps links and mentions in ``<…>``, and people paste inside code
-fences, with ANSI colours, CRLF line ends and invisible characters. Matching runs on the plain
+fences, with ANSI colours, CRLF line ends and invisible characters, or copy Visual Studio's Error List
+(tab-separated rows, read as the compiler's ``error CS0246: …``). Matching runs on the plain
 text; :meth:`Normalized.original_span` maps a match back to offsets in the input as given.
 """
 
@@ -16,6 +17,7 @@ _REWRITES = re.compile(
     (?P<crlf>\r\n?)
   | (?P<ansi>\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_])
   | (?P<fence>```)
+  | (?m:^)(?P<ide>Error|Warning|错误|警告)\t(?P<ide_code>[A-Z]{1,8}\d{2,6})\t  # Visual Studio's Error List row
   | <(?P<link>(?:https?|mailto|ftp)://[^|>\s]+|mailto:[^|>\s]+)(?:\|(?P<link_label>[^>]*))?>
   | <(?P<mention>[@#!][^|>\s]*)(?:\|(?P<mention_label>[^>]*))?>
   | &(?P<entity>amp|lt|gt|quot|\#39|\#x27);
@@ -102,6 +104,9 @@ def normalize(original: str) -> Normalized:
         kind = m.lastgroup
         if kind in ("crlf", "fence"):
             emit("\n", m.start(), m.end(), False)
+        elif kind == "ide_code":  # "Error\tCS0246\t…" as the compiler prints it: "error CS0246: …"
+            level = "warning" if m["ide"] in ("Warning", "警告") else "error"
+            emit(f"{level} {m['ide_code']}: ", m.start(), m.end(), False)
         elif kind == "space":
             emit(" ", m.start(), m.end(), False)
         elif kind == "entity":

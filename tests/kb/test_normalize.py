@@ -45,3 +45,15 @@ def test_log_prefixes_are_stripped():
     assert strip_log_prefix("2026-03-04 12:00:01,123 ERROR [worker-3] KeyError: 'x'") == "KeyError: 'x'"
     assert strip_log_prefix("[2026-03-04T12:00:01Z] FATAL: out of slots") == "out of slots"
     assert strip_log_prefix("Mar  4 12:00:01 kubelet[812]: E0304 fail") == "E0304 fail"
+
+
+def test_a_visual_studio_error_list_row_reads_as_the_compiler_prints_it():
+    pasted = ("Severity\tCode\tDescription\tProject\tFile\tLine\tSuppression State\n"
+              "Error\tCS0246\tThe type or namespace name 'Foo' could not be found\tApp\tC:\\src\\Program.cs\t12\tActive\n"
+              "警告\tCS8618\t退出构造函数时，不可为 null 的属性必须包含非 null 值。\tApp")
+    n = normalize(pasted)
+    lines = n.text.split("\n")
+    assert lines[1].startswith("error CS0246: The type or namespace name 'Foo' could not be found\tApp")
+    assert lines[2].startswith("warning CS8618: 退出构造函数时")
+    start = n.text.index("The type")
+    assert pasted[slice(*n.original_span(start, start + 8))] == "The type"  # the map back still holds
