@@ -344,7 +344,6 @@ def _pages(value: Any, problem: Any) -> frozenset[str] | None:
             if int(high) < int(low):
                 problem(f"pages[{n}]", f"{spec!r} runs backwards")
             codes.update(f"{prefix}{i:0{len(low)}d}" for i in range(int(low), int(high) + 1))
-            codes.add(spec)
         elif isinstance(spec, str) and spec:
             codes.add(spec)
         else:
