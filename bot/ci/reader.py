@@ -34,7 +34,7 @@ BEFORE = 40  # lines of context kept before an announcing line
 AFTER = 10  # … and after it
 MAX_WINDOW = 400  # lines one window may grow to by merging neighbours before it is cut
 MAX_LINE_BYTES = 4000  # a longer line is data: it is never a candidate
-MAX_KEEP = 1 << 20  # bytes of one line kept (a longer one is cut: it is data)
+MAX_KEEP = 64 << 10  # bytes of a line kept for a window (a longer one is data: cut, so memory stays bounded)
 MAX_SEEN = 100_000  # distinct announcing lines remembered (a repeated line opens no second window)
 
 # Cheap and broad: every line the precise check could accept contains one of these, and so does every
@@ -334,7 +334,7 @@ class LogReader:
         pos = stop
         while len(lines) < BEFORE and pos > start:
             begin = buf.rfind(b"\n", start, pos - 1) + 1 or start
-            lines.append(buf[begin : pos - 1])
+            lines.append(buf[begin : min(pos - 1, begin + MAX_KEEP)])
             pos = begin
         self.tail.extend(reversed(lines))
 
