@@ -8,11 +8,16 @@ XML-escaped by pygal (ElementTree), so a masked error line cannot become markup.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Sequence
 
 import pygal
 from pygal.style import Style
 from wcwidth import wcwidth
+
+# pygal appends a sys.meta_path finder for its map plugins (unused here) that has no find_spec: importers
+# that call find_spec on every finder (pytest's, Python 3.12's importlib) fail or warn on it. Take it out.
+sys.meta_path[:] = [f for f in sys.meta_path if type(f).__module__ != "pygal"]
 
 WIDTH = 960
 FONT = '-apple-system,"Segoe UI",Roboto,"Noto Sans","Noto Sans CJK SC","PingFang SC","Microsoft YaHei",sans-serif'
@@ -22,7 +27,6 @@ WORKED, FAILED = "#2eb67d", "#e01e5a"
 LABEL_CHARS = 56  # columns: a longer label (an error's signature, a fix) is cut with an ellipsis
 LABEL_FONT_PX = 13
 MARGIN = 12
-
 
 
 def _style(*colours: str, on_bar: bool = False) -> Style:
