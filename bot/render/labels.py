@@ -130,6 +130,8 @@ def headline(entry: EntryCard, match: MatchCard | None = None) -> str:
     if match.how == "fuzzy":
         return _("Looks like {name} ({score} similar)").format(name=plain_name(entry.signature, values=False),
                                                                score=fmt_percent(match.score))
+    if entry.team_author is not None:  # a team entry's title is the name its author gave, not an example
+        return plain_name(entry.signature)
     return reader_name(entry.signature, match.line, entry.regex)
 
 

@@ -17,7 +17,7 @@ def unknown_paste(n: int) -> str:
     return (f"run {n} died again, any idea?\n```\nTraceback (most recent call last):\n"
             f"  File \"/home/user{n}/acme/run.py\", line {10 + n}, in <module>\n"
             f"AcmeWidgetError: frobnicator 'alpha-{n}' rejected shard {40 + n} from /srv/acme{n}/shard.bin "
-            f"on gpu-node-{n}.acme.internal:80{n}0 for dev{n}@acme.io (token=sekrit{n}abcdef0123)\n```")
+            f"on acmebox-{n}.acme.internal:80{n}0 for dev{n}@acme.io (token=sekrit{n}abcdef0123)\n```")
 
 
 SHAPE = ("AcmeWidgetError: frobnicator <name> rejected shard <n> from <path> on <host> for <email> "
@@ -50,7 +50,7 @@ async def test_an_unknown_error_pasted_three_times_is_kept_once_masked_with_coun
 
     db = str(tmp_path / "errkb.db")
     dump = stored_text(db)
-    for part in ("died again", "alpha-1", "/srv/acme", "acme.io", "gpu-node", "sekrit", "user2", "acme/run"):
+    for part in ("died again", "alpha-1", "/srv/acme", "acme.io", "acmebox", "sekrit", "user2", "acme/run"):
         assert part not in dump
 
     monkeypatch.setenv("DATABASE_URL", f"sqlite+aiosqlite:///{db}")
