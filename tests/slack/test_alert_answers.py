@@ -30,7 +30,7 @@ def answers(h: Harness) -> list[Call]:
 
 
 async def first_answer(h: Harness, alert: dict[str, Any]) -> Call:
-    (answer,) = await eventually(lambda: _async(answers(h)), timeout=15)
+    (answer,) = await eventually(lambda: _async(answers(h)), timeout=30)
     assert answer["thread_ts"] == alert["event"]["ts"]  # in the alert's thread
     return answer
 
@@ -46,7 +46,7 @@ async def counted(h: Harness, answer: Call, times: int) -> Call:
     async def shown() -> list[Call]:
         return [c for c in h.slack.calls_to("chat.update") if c.get("ts") == answer.ts and line in c.text_of_blocks]
 
-    (*_earlier, update) = await eventually(shown, timeout=15)
+    (*_earlier, update) = await eventually(shown, timeout=30)
     return update
 
 
@@ -92,7 +92,7 @@ async def test_a_retried_or_edited_alert_counts_once_and_a_vote_keeps_the_count(
 
     before = len(harness.slack.calls_to("chat.update"))
     await send(harness, p.reaction("+1", answer.ts))  # a vote redraws the answer: the count stays on it
-    vote = await eventually(lambda: _async(harness.slack.calls_to("chat.update")[before:]), timeout=15)
+    vote = await eventually(lambda: _async(harness.slack.calls_to("chat.update")[before:]), timeout=30)
     assert "Seen 2 times in this channel today" in vote[-1].text_of_blocks
     assert len(answers(harness)) == 1
 
@@ -101,10 +101,10 @@ async def test_the_same_error_in_another_channel_is_answered_there(harness):
     await bots_on(harness)
     await bots_on(harness, "C0OTHER")
     await send(harness, alert_event(grafana()))
-    await eventually(lambda: _async(answers(harness)), timeout=15)
+    await eventually(lambda: _async(answers(harness)), timeout=30)
     elsewhere = alert_event(grafana(), channel="C0OTHER")
     await send(harness, elsewhere)
-    posted = await eventually(lambda: _async(answers(harness)), predicate=lambda a: len(a) == 2, timeout=15)
+    posted = await eventually(lambda: _async(answers(harness)), predicate=lambda a: len(a) == 2, timeout=30)
     assert (posted[1]["channel"], posted[1]["thread_ts"]) == ("C0OTHER", elsewhere["event"]["ts"])
 
 
