@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 
 from bot.cli import main
-from tests.conftest import REPO, write_entry
+from tests.conftest import REPO
+from tests.support.kbs import families_beside_nccl
 
 CODED = ("   Compiling demo v0.1.0 (/home/dev/demo)\n"
          "error[E0275]: overflow evaluating the requirement `Wrapper<Wrapper<T>>: Sized`\n"
@@ -27,13 +27,7 @@ MYSQL = ("mysql> CREATE FUNCTION f() RETURNS INT RETURN 1;\n"
 def small_kb(tmp_path, monkeypatch, nccl_raw):
     """The KB's families beside one entry that knows none of the coded errors below (the real KB grows an entry
     for any error sooner or later; the family answer is for the errors it has none for)."""
-    seeds = tmp_path / "seeds"
-    nccl_raw.pop("transition_graph", None)
-    write_entry(seeds, nccl_raw)
-    shutil.copy(REPO / "seeds" / "_families.json", seeds / "_families.json")
-    monkeypatch.setenv("DATABASE_URL", f"sqlite+aiosqlite:///{tmp_path}/none.db")
-    monkeypatch.setenv("ERRKB_SEEDS", str(seeds))
-    return seeds
+    return families_beside_nccl(tmp_path, monkeypatch, nccl_raw)
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import io
 import json
-import shutil
 
 import pytest
 
 from bot.ci.tail import Tail
 from bot.cli import main
-from tests.conftest import NCCL_ID, REPO, write_entry
+from tests.conftest import NCCL_ID, REPO
+from tests.support.kbs import families_beside_nccl
 
 LOG = ("2026-12-04T10:00:00.0000000Z ##[group]Run cargo build --release\n"
        "2026-12-04T10:00:01.0000000Z    Compiling demo v0.1.0 (/home/runner/work/demo)\n"
@@ -25,12 +25,7 @@ LOG = ("2026-12-04T10:00:00.0000000Z ##[group]Run cargo build --release\n"
 @pytest.fixture(autouse=True)
 def small_kb(tmp_path, monkeypatch, nccl_raw):
     """The families beside one entry (NCCL's): the log's rustc error is one no entry knows, whatever the KB grows."""
-    seeds = tmp_path / "seeds"
-    nccl_raw.pop("transition_graph", None)
-    write_entry(seeds, nccl_raw)
-    shutil.copy(REPO / "seeds" / "_families.json", seeds / "_families.json")
-    monkeypatch.setenv("DATABASE_URL", f"sqlite+aiosqlite:///{tmp_path}/none.db")
-    monkeypatch.setenv("ERRKB_SEEDS", str(seeds))
+    families_beside_nccl(tmp_path, monkeypatch, nccl_raw)
     for name in ("GITHUB_ACTIONS", "GITLAB_CI", "GITHUB_STEP_SUMMARY"):
         monkeypatch.delenv(name, raising=False)
 
