@@ -40,7 +40,7 @@ class TestSequences:
         update = (await harness.slack.wait_for("chat.update", ts=first.ts))[0]
         assert update["channel"] == p.CHANNEL
         text = update.text_of_blocks
-        assert "worked for 1 of 1 person here; 87% with the AI-drafted estimate of 85%" in text
+        assert "worked for 1 of 1 person here; 88% with the AI-drafted estimate of 85%" in text
         assert "AllReduce timed out in rank 3" in text  # the reader's line is still quoted
         entry = await Knowledge(harness.bot.kb, harness.store).show(NCCL_ID)  # what `errkb show` reports
         assert (entry.workaround(0).votes_up, entry.evidence_count) == (1, 2)
