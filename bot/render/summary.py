@@ -13,6 +13,7 @@ import re
 import re2
 
 from bot.kb.entry import compile_regex
+from bot.kb.fit import named
 from bot.kb.mask import mask
 from bot.kb.normalize import strip_log_prefix
 
@@ -65,7 +66,7 @@ def plain_name(signature: str, values: bool = True) -> str:
     name = _name(signature)
     if values:
         return name
-    elided = re.sub(r"…(?:\s*(?:->|[,/.:])?\s*…)+", "…", _IDENTIFIER.sub("…", name))
+    elided = _ELLIPSES.sub("…", _IDENTIFIER.sub("…", name))
     if _WORD.findall(elided):
         return elided
     kind = re.search(r"([\w$]+(?:Error|Exception|Warning))\b", signature)
@@ -73,6 +74,7 @@ def plain_name(signature: str, values: bool = True) -> str:
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*(?:[./][\w$-]+)+")
+_ELLIPSES = re.compile(r"…(?:\s*(?:->|[,/.:])?\s*…)+")  # values elided side by side ("… -> …") read as one
 
 
 def _name(signature: str) -> str:
@@ -133,7 +135,7 @@ def reader_name(signature: str, line: str, regex: str = "") -> str:
             return own
     for word in foreign:
         name = re.sub(rf"[\w.$/~:^-]*{re.escape(word)}[\w.$/^-]*", "…", name)  # the whole path or ref
-    return re.sub(r"…(?:\s*(?:->|[,/.:])?\s*…)+", "…", name)
+    return _ELLIPSES.sub("…", name)
 
 
 # A word of a name that may be an example value: an identifier, a path, a ref, a short lowercase word
@@ -153,9 +155,9 @@ def quote(line: str, regex: str = "") -> str:
         return line
     hit = _hit(line, regex)
     start = hit.start() if hit else 0
-    named = sorted(hit.span(i) for i in hit.re.groupindex.values() if hit.span(i)[0] >= 0) if hit else []
-    if named:
-        return _holding(line, start, named)
+    spans = sorted(hit.span(i) for i in hit.re.groupindex.values() if hit.span(i)[0] >= 0) if hit else []
+    if spans:
+        return _holding(line, start, spans)
     if start < QUOTE_CHARS // 3:
         return clip(line, QUOTE_CHARS)
     begin = min(start - 12, len(line) - QUOTE_CHARS + 2)  # fill the window when the hit is near the end
@@ -198,8 +200,7 @@ def _with_values(line: str, start: int, spans: list[tuple[int, int]]) -> str:
 
 def values(line: str, regex: str) -> dict[str, str]:
     """The values the entry's regex names (``(?P<name>…)``) in the reader's line, credential-masked."""
-    hit = _hit(mask(line), regex)
-    return {k: v for k, v in hit.groupdict().items() if v} if hit else {}
+    return named(mask(line), regex)
 
 
 def _hit(line: str, regex: str) -> re2._Match | None:
