@@ -193,7 +193,8 @@ async def test_a_database_from_before_encryption_upgrades_and_its_long_tokens_ar
         await store.close()
 
 
-@pytest.mark.parametrize("keys", ["", " , ", "not-a-key", "k" * 44, f"{Fernet.generate_key().decode()},short"])
+@pytest.mark.parametrize("keys", ["", " , ", "not-a-key", "k" * 44, f"{Fernet.generate_key().decode()},short"],
+                         ids=["empty", "commas", "not-a-key", "44-letters", "good-then-short"])
 def test_a_missing_or_malformed_key_is_one_line_naming_the_variable(keys):
     with pytest.raises(ConfigError) as caught:
         Cipher.from_setting(keys)
