@@ -81,8 +81,8 @@ def pastes() -> Iterator[tuple[str, str]]:
 def logs(paste: str) -> Iterator[bytes]:
     """``paste`` in a GitHub Actions log (its own step, amid INFO lines) and in a GitLab trace (ANSI)."""
     lines = paste.split("\n")
-    yield ("\n".join(ci_logs.github_lines(30, [(0.5, "make test", lines)])) + "\n").encode("utf-8", "surrogatepass")
-    yield "\n".join(ci_logs.gitlab_lines(lines, info_lines=20)).encode("utf-8", "surrogatepass")  # no last newline
+    yield ("\n".join(ci_logs.github_lines(12, [(0.5, "make test", lines)])) + "\n").encode("utf-8", "surrogatepass")
+    yield "\n".join(ci_logs.gitlab_lines(lines, info_lines=8)).encode("utf-8", "surrogatepass")  # no last newline
 
 
 @pytest.fixture(scope="module")

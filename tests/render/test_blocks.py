@@ -10,10 +10,10 @@ import pytest
 
 from bot import i18n
 from bot.cards import WorkaroundCard
-from bot.kb.quality import paste_files
 from bot.render import blocks
 from bot.service.knowledge import Knowledge
 from tests.conftest import NCCL_ID, PASTES
+from tests.support import corpus
 
 OOM_ID = "pytorch/cuda-out-of-memory"
 # The reader's numbers (1.50 GiB of 39.38 GiB), not the KB's example (2.00 GiB of 23.65 GiB).
@@ -93,11 +93,11 @@ async def test_a_standard_answer_is_one_message_of_at_most_120_words(kb, entry_i
 
 
 async def test_across_the_kb_answers_stay_compact(kb):
-    counts = []
-    for folder in sorted({path.parent for path in paste_files(PASTES)}):
-        match = await diagnose(kb, (folder / "1.txt").read_text(encoding="utf-8"))
-        if match is not None:
+    counts, knowledge = [], Knowledge(kb)
+    for row in corpus.found(kb, PASTES):
+        if row.path.name == "1.txt" and row.matches:
             with i18n.use_locale("en"):
+                match = (await knowledge.explain(row.matches, record=False)).matches[0]
                 counts.append(words(blocks.answer_message(match.entry, match)))
     counts.sort()
     assert len(counts) > 200

@@ -7,10 +7,10 @@ import re
 import pytest
 
 from bot import i18n
-from bot.kb.quality import paste_files
 from bot.render import labels, summary
 from bot.service.knowledge import Knowledge
 from tests.conftest import PASTES
+from tests.support import corpus
 
 # what could be someone's value: a file, a dotted class, a path, a ref (`sample_video.py`, `org/slf4j/Logger`)
 VALUE = re.compile(r"[A-Za-z_$][\w$]*(?:[./][\w$-]+)+")
@@ -19,16 +19,15 @@ VALUE = re.compile(r"[A-Za-z_$][\w$]*(?:[./][\w$-]+)+")
 @pytest.mark.parametrize("locale", ["en", "zh"])
 async def test_no_headline_names_a_value_its_paste_does_not_hold(kb, locale):
     knowledge, wrong, answered = Knowledge(kb), [], 0
-    for path in paste_files(PASTES):
-        paste = path.read_text(encoding="utf-8", errors="replace")
+    for row in corpus.found(kb, PASTES):
+        if not row.matches:
+            continue
         with i18n.use_locale(locale):
-            diagnosis = await knowledge.diagnose(paste, limit=1, record=False)
-            if not diagnosis.matches:
-                continue
-            match, answered = diagnosis.matches[0], answered + 1
+            match, answered = (await knowledge.explain(row.matches, record=False)).matches[0], answered + 1
             name = labels.headline(match.entry, match)
-        said = paste.casefold()
-        wrong += [f"{path.relative_to(PASTES)}: {name!r} ({v})" for v in VALUE.findall(name) if v.casefold() not in said]
+        said = row.paste.casefold()
+        wrong += [f"{row.path.relative_to(PASTES)}: {name!r} ({v})" for v in VALUE.findall(name)
+                  if v.casefold() not in said]
     assert answered > 2000
     assert wrong == []
 
@@ -47,13 +46,12 @@ async def test_the_quote_of_a_long_oom_line_keeps_the_free_memory_that_decides_t
 async def test_no_first_fix_is_one_its_paste_rules_out(kb):
     """Where an entry has a fix the paste fits or says nothing about, that fix, not a ruled-out one, heads it."""
     knowledge, checked, wrong = Knowledge(kb), 0, []
-    for path in paste_files(PASTES):
-        diagnosis = await knowledge.diagnose(path.read_text(encoding="utf-8", errors="replace"), limit=1, record=False)
-        if not diagnosis.matches:
+    for row in corpus.found(kb, PASTES):
+        if not row.matches:
             continue
-        fixes = diagnosis.matches[0].entry.workarounds
+        fixes = (await knowledge.explain(row.matches, record=False)).matches[0].entry.workarounds
         if any(w.fit == 0 for w in fixes):
             checked += 1
             if fixes[0].fit == 0 and any(w.fit > 0 for w in fixes):
-                wrong.append(str(path.relative_to(PASTES)))
+                wrong.append(str(row.path.relative_to(PASTES)))
     assert checked >= 5 and wrong == []
