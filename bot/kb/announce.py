@@ -52,6 +52,30 @@ _CONSEQUENCE = re.compile(
       | returned\ non-zero\ exit\ status
       | \bmake(?:\[\d+\])?:\ \*\*\*\ \[.*\]\ Error\ \d+
       | \bBUILD\ FAILED\b
+      | \*\*\ [A-Z ]+\ FAILED\ \*\*
+      | The\ following\ build\ commands\ failed:
+      | Could\ not\ resolve\ package\ dependencies:\s*$
+      | Command\ \w+\ failed\ with\ a\ nonzero\ exit\ code
+      | \bis\ invalid\ because:\s*$
+      | Configuring\ incomplete,\ errors\ occurred
+      | \bBUILD\ FAILURE\b
+      | \bCompilation\ failure\s*$
+      | Compilation\ failed;\ see\ the\ compiler\ error\ output
+      | \bcould\ not\ compile\ `[^`]+`.*\bdue\ to\ (?:\d+\ )?previous\ errors?
+      | \bFailed\ building\ wheel\ for\b
+      | \bCould\ not\ build\ wheels\ for\b
+      | \bFailed\ to\ build\ installable\ wheels\b
+      | \bfailed\ to\ run\ custom\ build\ command\ for\b
+      | \bld\ returned\ \d+\ exit\ status
+      | too\ many\ errors\ emitted
+      | ^Failed\ to\ compile\.?\s*$
+      | \bBuild\ failed\ with\ \d+\ errors?
+      | ^Found\ \d+\ errors?\ in\ \d+\ files?
+      | \bdid\ not\ complete\ successfully:\ exit\ code
+      | Build\ did\ NOT\ complete\ successfully
+      | \bTarget\ \S+\ failed\ to\ build
+      | \bCommand\ failed:\s
+      | \bCommand\ failed\ with\ signal\b
       | FAILURE:\ Build\ failed\ with\ an\ exception
       | \bExecution\ failed\ for\ task\b
       | \bcompilation\ terminated\b
@@ -66,6 +90,8 @@ _CONSEQUENCE = re.compile(
     )""",
     re.VERBOSE,
 )
+# A line that only heads the error lines after it (``Caused by:``, ``Error:``): it names nothing itself.
+_HEADER = re.compile(r"^(?:Caused\ by|(?:error|Error|ERROR|Exception|fatal)s?)\s*:?\s*$")
 # An error level in a log line's prefix (``2026-… ERROR [worker] …``, ``FATAL:``, ``level=error``).
 _ERROR_LEVEL = re.compile(r"(?:^|[\s\[|(])(?:ERROR|FATAL|CRITICAL|SEVERE|E\d{4}|level=(?:error|fatal))\b")
 # Words that say something went wrong, in any line (a warning is the answer only where nothing did).
@@ -146,7 +172,7 @@ def unexplained(text: str, hits: list[tuple[int, int, bool]]) -> str | None:
                for line in text[_line_around(text, start)[0] : _line_end(text, stop)].split("\n")}
     for (offset, line), (_, end) in zip(found, lines, strict=True):
         end = len(text) if end < 0 else end
-        if consequence(line) or line in touched:
+        if consequence(line) or line in touched or _HEADER.match(line):
             continue
         if any(start <= end and offset <= stop for start, stop, _error in hits):
             continue

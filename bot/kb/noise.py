@@ -161,6 +161,15 @@ REPORTS = (
     "npm ERR! code ELIFECYCLE\nnpm ERR! errno 1",
     "error Command failed with exit code 1.",
     "ERROR: Job failed: exit code 1",
+    "** BUILD FAILED **",
+    "Command PhaseScriptExecution failed with a nonzero exit code",
+    "ERROR: Failed building wheel for gizmo",
+    "collect2: error: ld returned 1 exit status",
+    "error: failed to run custom build command for `gizmo-sys v0.1.0`",
+    "[ERROR] Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin:3.11.0:compile "
+    "(default-compile) on project app: Compilation failure",
+    'ERROR: failed to solve: process "/bin/sh -c make" did not complete successfully: exit code: 2',
+    "The Compose file './compose.yaml' is invalid because:",
 )
 
 
