@@ -91,7 +91,9 @@ def test_a_typo_of_nccl_finds_nccl_entries_not_null_pointers(kb):
 
 
 def test_oom_means_out_of_memory_and_finds_the_cuda_entry(kb):
-    assert _ids(kb.index, "oom", limit=1) == ["pytorch/cuda-out-of-memory"]
+    found = _ids(kb.index, "oom", limit=5)  # every ecosystem runs out of memory: all five say so
+    assert "pytorch/cuda-out-of-memory" in found[:3]
+    assert all("memory" in kb.entries[i].signature.lower() or "oom" in i for i in found), found
     assert _ids(kb.index, "npe", limit=1) == ["java/nullpointerexception"]
 
 
