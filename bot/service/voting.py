@@ -47,6 +47,7 @@ class Voting:
         self.quoted = quoted
         self.alert_window = alert_window
         self.queue = VoteQueue(store, before=writer.settled)
+        self._written = writer.settled  # a redraw reads the rows of messages just posted: written first
         self.updates = Refresher(self._render, self._send, self._tally, update_delay)
         self._vias: Expiring[str, Via] = Expiring(3600.0, size=1000)  # the latest client seen per workspace
 
@@ -111,6 +112,7 @@ class Voting:
 
     async def _render(self, key: Key) -> tuple[Update | None, object]:
         workspace, channel, ts = key
+        await self._written()
         found = await self.store.message_record(workspace, channel, ts)
         if found is None or found.posted.workaround is None:
             return None, None
