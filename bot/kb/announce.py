@@ -91,7 +91,7 @@ _CONSEQUENCE = re.compile(
     re.VERBOSE,
 )
 # A line that only heads the error lines after it (``Caused by:``, ``Error:``): it names nothing itself.
-_HEADER = re.compile(r"^(?:Caused\ by|(?:error|Error|ERROR|Exception|fatal)s?)\s*:?\s*$")
+_HEADER = re.compile(r"^(?:caused by|errors?|exceptions?|fatal)\s*:?\s*$", re.IGNORECASE)
 # An error level in a log line's prefix (``2026-… ERROR [worker] …``, ``FATAL:``, ``level=error``).
 _ERROR_LEVEL = re.compile(r"(?:^|[\s\[|(])(?:ERROR|FATAL|CRITICAL|SEVERE|E\d{4}|level=(?:error|fatal))\b")
 # Words that say something went wrong, in any line (a warning is the answer only where nothing did).
