@@ -93,7 +93,8 @@ class Refresher:
                     if update is None:
                         return
                     ok, permanent = await self.send(key, update)
-                    settled = ok and state.version == version and await self.shown(key) == shown
+                    # the version is read after the last await: a schedule() while shown() reads is not lost
+                    settled = ok and await self.shown(key) == shown and state.version == version
                 if settled:
                     return  # no vote since, here or in another process
                 if not ok:
