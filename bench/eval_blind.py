@@ -15,7 +15,9 @@ An answer is right when it is one of the paste's labelled entries, wrong when it
 runs on the same pastes in the same process: Python ``re`` looped over the entry regexes in seeds file
 order, first match wins.
 
-    .venv/bin/python -m bench.eval_blind [--part holdout|tune|both] [--format text|json] [--failures]
+    .venv/bin/python -m bench.eval_blind [--sample 1|2] [--part holdout|tune|both] [--format text|json] [--failures]
+
+``--sample 2`` measures the second sample (``bench/blind2/``), collected the same way and held out as a whole.
 
 ``--failures`` lists the tune part's misses; it is refused for the holdout part, which nobody tunes on.
 """
@@ -34,7 +36,7 @@ from bench.harness import REPO, SEEDS, chat_lines, make_parser
 from bot.kb.knowledge import KnowledgeBase
 from bot.service.knowledge import Knowledge
 
-BLIND = REPO / "bench" / "blind"
+SAMPLES = {1: REPO / "bench" / "blind", 2: REPO / "bench" / "blind2"}  # the second is held out as a whole
 STYLES = ("clean", "fence", "ci")
 CHAT_AROUND = ["getting this since this morning, any idea?", "CI went red on main:", "anyone seen this before?",
                "after the upgrade I get", "跑的时候报了这个错，有人见过吗？"]
@@ -67,22 +69,23 @@ class Paste:
         return self.paste
 
 
-def load() -> list[Paste]:
+def load(sample: int = 1) -> list[Paste]:
+    folder = SAMPLES[sample]
     labels: dict[str, frozenset[str]] = {}
-    path = BLIND / "labels.jsonl"
+    path = folder / "labels.jsonl"
     if path.exists():
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 row = json.loads(line)
                 labels[row["id"]] = frozenset(row.get("expected") or ())
     out = []
-    for number, line in enumerate((BLIND / "pastes.jsonl").read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate((folder / "pastes.jsonl").read_text(encoding="utf-8").splitlines(), 1):
         try:
             row = json.loads(line)
             out.append(Paste(row["id"], row["ecosystem"], row["part"], row["source"], row["paste"],
                              labels.get(row["id"], frozenset())))
         except (json.JSONDecodeError, KeyError) as exc:
-            raise SystemExit(f"bench/blind/pastes.jsonl:{number}: not a paste line ({exc})") from exc
+            raise SystemExit(f"bench/{folder.name}/pastes.jsonl:{number}: not a paste line ({exc})") from exc
     return out
 
 
@@ -126,7 +129,7 @@ def evaluate(pastes: list[Paste], top: Callable[[str], str | None]) -> dict[str,
     return result
 
 
-def run(parts: list[str]) -> dict:
+def run(parts: list[str], sample: int = 1) -> dict:
     kb = KnowledgeBase.load(SEEDS)
     knowledge, baseline = Knowledge(kb), Baseline(kb)
 
@@ -134,8 +137,8 @@ def run(parts: list[str]) -> dict:
         found = knowledge.find(text, limit=1)
         return found[0].entry_id if found else None
 
-    pastes = load()
-    report: dict = {"entries": len(kb.entries), "parts": {}}
+    pastes = load(sample)
+    report: dict = {"entries": len(kb.entries), "sample": sample, "parts": {}}
     for part in parts:
         mine = [p for p in pastes if p.part == part]
         report["parts"][part] = {"errkb": evaluate(mine, errkb_top), "baseline": evaluate(mine, baseline.top)}
@@ -145,7 +148,7 @@ def run(parts: list[str]) -> dict:
 
 
 def print_text(report: dict) -> None:
-    print(f"KB: {report['entries']} entries. right / WRONG / silent, share of all pastes "
+    print(f"Sample {report['sample']}, KB: {report['entries']} entries. right / WRONG / silent, share of all pastes "
           "(known: pastes whose error has an entry)")
     for part, res in report["parts"].items():
         errkb, base = res["errkb"], res["baseline"]
@@ -174,20 +177,24 @@ def print_failures(report: dict, pastes: dict[str, Paste]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = make_parser(__doc__)
+    parser.add_argument("--sample", type=int, choices=sorted(SAMPLES), default=1,
+                        help="1: bench/blind (holdout and tune parts); 2: bench/blind2 (all held out)")
     parser.add_argument("--part", choices=["holdout", "tune", "both"], default="holdout")
     parser.add_argument("--format", choices=["text", "json"], default="text")
     parser.add_argument("--failures", action="store_true", help="list the tune part's misses")
     args = parser.parse_args(argv)
-    if args.failures and args.part != "tune":
+    if args.failures and (args.part != "tune" or args.sample != 1):
         print("errkb: --failures lists the tune part only; nobody tunes on the holdout", file=sys.stderr)
         return 2
     parts = ["holdout", "tune"] if args.part == "both" else [args.part]
-    report = run(parts)
+    if args.sample == 2:
+        parts = ["holdout"]  # the second sample has no tune part
+    report = run(parts, args.sample)
     if args.failures:
-        print_failures(report, {p.id: p for p in load()})
+        print_failures(report, {p.id: p for p in load(args.sample)})
         return 0
     if args.format == "json":
-        print(json.dumps({"entries": report["entries"], "chat": report["chat"],
+        print(json.dumps({"entries": report["entries"], "sample": report["sample"], "chat": report["chat"],
                           "parts": {part: {who: {s: {e: t.figures() for e, t in eco.items()} for s, eco in res.items()}
                                            for who, res in r.items()} for part, r in report["parts"].items()}},
                          indent=1))

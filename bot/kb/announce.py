@@ -96,9 +96,18 @@ _HEADER = re.compile(r"^(?:caused by|errors?|exceptions?|fatal)\s*:?\s*$", re.IG
 _ERROR_LEVEL = re.compile(r"(?:^|[\s\[|(])(?:ERROR|FATAL|CRITICAL|SEVERE|E\d{4}|level=(?:error|fatal))\b")
 # Words that say something went wrong, in any line (a warning is the answer only where nothing did).
 _TROUBLE = re.compile(
-    r"(?:Error|Exception)\b|\b(?:errors?|exceptions?|fail(?:s|ed|ure|ing)?|fatal|panic(?:ked)?|traceback|denied|refused|cannot|can't"
-    r"|could\ not|couldn't|unable|not\ found|no\ such|invalid|abort(?:ed|ing)?|segmentation\ fault|killed"
-    r"|timed\ out|exit(?:ed)?\ (?:with\ )?(?:code|status)\ [1-9])\b",
+    r"(?:Error|Exception)\b|\b(?:errors?|exceptions?|fail(?:s|ed|ure|ing)?|fatal|panic(?:ked)?|traceback|denied|refused"
+    r"|cannot|can't|could\ not|couldn't|unable|not\ found|not\ configured|no\ such|invalid|abort(?:ed|ing)?"
+    r"|segmentation\ fault|killed|timed\ out|exit(?:ed)?\ (?:with\ )?(?:code|status)\ [1-9])\b",
+    re.IGNORECASE,
+)
+# A line that names what went wrong without an error prefix (``Reason: …``, ``… is an invalid type``, ``Could not
+# find …``): an error line too when it stands next to a wrapper. Bare "failed"/"error" words are left out: those lines
+# mostly report a failure (``Failed to build foo``, ``Error building the application``).
+_CAUSE = re.compile(
+    r"\b(?:invalid|denied|refused|cannot|can't|could\ not|couldn't|unable\ to|not\ found|no\ such|not\ configured"
+    r"|timed\ out|an\ exception\ occurred)\b|(?-i:\b[A-Z]\w*(?:Error|Exception))(?::|\s*$)"
+    r"|^Failed\ to\ (?!build\b|compile\b|run\b|start\b|execute\b|install\b)\w+",
     re.IGNORECASE,
 )
 _WARNING_LEVEL = re.compile(r"^\[?(?:WARN(?:ING)?|INFO|NOTICE|DEBUG|TRACE|W|I)\]?[:\s\[]|^\w*Warning:|\bwarning:")
@@ -121,6 +130,20 @@ def announcements(text: str) -> list[tuple[int, str]]:
             found.append((offset, line))
         offset += len(raw) + 1
     return found
+
+
+def causes(text: str) -> list[tuple[int, str]]:
+    """(offset, line) of every line of ``text`` that announces an error, or names what went wrong without
+    announcing it (not indented, not logged as a warning), in order."""
+    found = dict(announcements(text))
+    offset = 0
+    for raw in text.split("\n"):
+        line = strip_log_prefix(raw).strip()
+        if offset not in found and line and len(line) < MAX_LINE and not raw[:1].isspace() \
+                and _CAUSE.search(line) and not _WARNING_LEVEL.search(line) and not on_warning_line(raw, len(raw)):
+            found[offset] = line
+        offset += len(raw) + 1
+    return sorted(found.items())
 
 
 def troubled(text: str, spans: list[tuple[int, int]], same: Callable[[str], bool] = lambda _line: False) -> str | None:
@@ -150,9 +173,10 @@ def troubled(text: str, spans: list[tuple[int, int]], same: Callable[[str], bool
     return None
 
 
-def consequence(line: str) -> bool:
-    """Whether ``line`` only reports that something earlier failed (a wrapper, an exit code)."""
-    return _CONSEQUENCE.search(line) is not None
+def consequence(line: str, at: int = 0) -> bool:
+    """Whether ``line`` only reports that something earlier failed (a wrapper, an exit code), by words that end
+    past ``at`` (a runtime's ``exit status 1, stderr: <the real error>`` reports nothing about that error)."""
+    return any(found.end() > at for found in _CONSEQUENCE.finditer(line))
 
 
 def unexplained(text: str, hits: list[tuple[int, int, bool]]) -> str | None:
@@ -164,7 +188,7 @@ def unexplained(text: str, hits: list[tuple[int, int, bool]]) -> str | None:
     header and the detail of one traceback) unless it only reports an earlier failure. A warning explains
     only its own lines: an unknown error
     right next to a known warning stays unknown."""
-    found = announcements(text)
+    found = causes(text)
     if not found:
         return None
     lines = [(offset, text.find("\n", offset)) for offset, _line in found]

@@ -258,9 +258,9 @@ class Matcher:
         warning entry while another line of the paste says something went wrong."""
         top = ranked[0]
         error = SEVERITY_RANK["error"]
-        if consequence(plain.line_at(top.start)):
+        if self._reports(top, plain):
             return unexplained(plain.text, [(h.start, h.end, h.severity >= error and self._severity_of[h.entry_id]
-                                             >= error and not consequence(plain.line_at(h.start)))
+                                             >= error and not self._reports(h, plain))
                                             for h in ranked]) is not None
         if self._severity_of[top.entry_id] >= error:
             return False
@@ -268,6 +268,12 @@ class Matcher:
         regexes = [r for r in map(self._regex_of, (h.entry_id for h in warnings)) if r is not None]
         return troubled(plain.text, [(h.start, h.end) for h in warnings],
                         lambda line: any(r.search(line) for r in regexes)) is not None
+
+    @staticmethod
+    def _reports(hit: Hit, plain: Normalized) -> bool:
+        """Whether ``hit`` only reports an earlier failure: words of its line that say so reach into it."""
+        start = plain.text.rfind("\n", 0, hit.start) + 1
+        return consequence(plain.line_at(hit.start), hit.start - start)
 
     def _regex_of(self, entry_id: str) -> re2._Regexp | None:
         if self._index_of is None:

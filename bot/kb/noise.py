@@ -154,6 +154,10 @@ UNKNOWN_ERRORS = (
     "FATAL: quibble store at /var/lib/quibble/db is sealed by another wombat (pid 4121)",
     "Error: Cannot splice the gizmo manifest: flange count 3 exceeds the hub's 2",
     "ERROR [frobd] handshake with gizmo-7.internal:4455 rejected: sprocket epoch mismatch (want 12, got 9)",
+    # named without an error prefix: a wrapper after them reports them, it does not explain them
+    'Reason: Gizmo "Flanges" is not configured for sprocketing.',
+    "services.gizmo.environment.FLUX contains true, which is an invalid type, it should be a sprocket",
+    "Could not find the wombat library: set WOMBAT_DIR or install it with the gizmo manager",
 )
 # Lines that only report that an earlier step failed, as runners and package managers print them.
 REPORTS = (

@@ -101,7 +101,8 @@ def test_every_paste_in_a_ci_log_gives_the_same_failures_read_fast_or_plainly(kn
                 got = described(failures(io.BytesIO(log), knowledge, size))
                 if got != expected:
                     differ.append((name, size, got, expected))
-    assert texts > 7000 and recognised > texts * 0.6  # the fixtures are there, and most are recognised
+    # the fixtures are there, and most are recognised (a wrapper over an error no entry knows is not)
+    assert texts > 7000 and recognised > texts * 0.55
     assert differ == [], f"{len(differ)} differ, first: {differ[:3]}"
 
 
