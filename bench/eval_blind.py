@@ -184,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--failures", action="store_true", help="list the tune part's misses")
     args = parser.parse_args(argv)
     if args.failures and (args.part != "tune" or args.sample != 1):
-        print("errkb: --failures lists the tune part only; nobody tunes on the holdout", file=sys.stderr)
+        print("errkb: --failures lists the first sample's tune part only; nobody tunes on the holdout", file=sys.stderr)
         return 2
     parts = ["holdout", "tune"] if args.part == "both" else [args.part]
     if args.sample == 2:
