@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import gettext
+import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -77,8 +78,11 @@ def compile_catalogs(locales_dir: Path = LOCALES_DIR) -> list[Path]:
             with po_path.open("rb") as po_file:
                 catalog = read_po(po_file, locale=po_path.parent.parent.name, abort_invalid=True)
             _check_placeholders(catalog)
-            with mo_path.open("wb") as mo_file:
+            # written aside, then renamed: a process starting at the same time never reads half a file
+            partial = mo_path.with_name(f"{mo_path.name}.{os.getpid()}.tmp")
+            with partial.open("wb") as mo_file:
                 write_mo(mo_file, catalog)
+            os.replace(partial, mo_path)
         except Exception as exc:  # any parse or write failure must stop start-up loudly
             raise CatalogError(f"{po_path}: cannot compile the catalog: {exc}") from exc
         written.append(mo_path)

@@ -20,13 +20,12 @@ from pathlib import Path
 
 from bot import i18n
 from bot.cards import EntryCard, WorkaroundCard
-from bot.i18n import fmt_number, fmt_percent
+from bot.i18n import _, fmt_number, fmt_percent, ngettext
 from bot.kb.knowledge import KnowledgeBase
 from bot.render import labels, summary
 from bot.render.site_links import FOLDERS, entry_url, folder_for
 from bot.service.knowledge import Knowledge
 from bot.site.templates import CSS, ENTRY, INDEX, PAGE, SEARCH_JS
-from bot.site.words import word
 
 
 @dataclass(frozen=True)
@@ -129,12 +128,13 @@ def _page(lang: Language, up: str, title: str, description: str, path: str, base
                      f"{_text(o.name)}</a>" for o in LANGUAGES)
     alternates = "\n".join(f'<link rel="alternate" hreflang="{o.html}" '
                            f'href="{_attr(base + "/" + switch.format(folder=o.folder))}">' for o in LANGUAGES)
+    all_errors = _("All errors")  # gettext calls stay outside f-strings, where pybabel extract finds them
     return PAGE.substitute(
         html_lang=lang.html, title_key=lang.title_key, title=_text(title),
         description=_attr(description), og_type=og_type, og_title=_attr(title), url=_attr(f"{base}/{path}"),
         og_locale=lang.og, alternates=alternates, css=CSS, home=f"{up}{lang.folder}/index.html",
-        language_label=_attr(word("language")), langs=langs, body=body,
-        footer=f'<a href="{up}{lang.folder}/index.html">{_text(word("all_errors"))}</a> · errkb',
+        language_label=_attr(_("Language")), langs=langs, body=body,
+        footer=f'<a href="{up}{lang.folder}/index.html">{_text(all_errors)}</a> · errkb',
         script=f"<script>{script_js}</script>" if script_js else "",
     )
 
@@ -158,7 +158,7 @@ def _entry_page(card: EntryCard, printed: str, lang: Language, base: str, title:
         url = card.official_doc_url
         facts.append((labels.heading("docs"), f'<a href="{escape(url)}" rel="noopener">{_text(url)}</a>'))
     trust = " · ".join([labels.tier_label(card.verification_tier),
-                        word("confidence", rate=fmt_percent(card.confidence)),
+                        _("confidence {rate}").format(rate=fmt_percent(card.confidence)),
                         labels.resolvable_label(card.resolvable)])
     facts.append((labels.heading("trust"), _text(trust)))
     facts_html = "\n".join(f"<p><b>{_text(label)}</b> {value}</p>" for label, value in facts)
@@ -172,12 +172,13 @@ def _entry_page(card: EntryCard, printed: str, lang: Language, base: str, title:
             parts.append(f'<p class="label">{_text(labels.related_label(kind))}</p>\n<ul>\n{links}\n</ul>')
         related = "\n".join(parts)
     body = ENTRY.substitute(
-        title=_text(title), as_printed_label=_text(word("as_printed")),
+        title=_text(title), as_printed_label=_text(_("The error as printed")),
         signature=_text(printed), cause_label=_text(labels.heading("root_cause")),
         cause=rich(card.root_cause), dead_ends=dead_ends, fixes=fixes,
         facts=f'<div class="facts">\n{facts_html}\n</div>', related=related,
     )
-    body += f'\n<p class="label">{labels.labelled(_text(word("entry")), f"<code>{_text(card.id)}</code>")}</p>'
+    entry = _("Entry")
+    body += f'\n<p class="label">{labels.labelled(_text(entry), f"<code>{_text(card.id)}</code>")}</p>'
     return _page(lang, "../../", f"{title} · errkb", description, f"{lang.folder}/{card.id}.html", base, body,
                  f"{{folder}}/{card.id}.html", og_type="article")
 
@@ -185,14 +186,18 @@ def _entry_page(card: EntryCard, printed: str, lang: Language, base: str, title:
 def _fix(w: WorkaroundCard, card: EntryCard) -> str:
     condition = ""
     if w.condition:
-        condition = f' <span class="cond">({_text(word("when"))}: {rich(w.condition)})</span>'
+        when = _("When")
+        condition = f' <span class="cond">({_text(when)}: {rich(w.condition)})</span>'
     if labels.rate_basis(w) == "unrated":
-        return f'<li>{rich(w.text)}{condition}<span class="basis">{_text(word("unrated"))}</span></li>'
+        unrated = _("not rated yet")
+        return f'<li>{rich(w.text)}{condition}<span class="basis">{_text(unrated)}</span></li>'
     if w.votes:
-        basis = word("votes", up=fmt_number(w.votes_up), n=fmt_number(w.votes))
+        basis = ngettext("from {up} of {n} vote", "from {up} of {n} votes", w.votes).format(
+            up=fmt_number(w.votes_up), n=fmt_number(w.votes))
     else:
-        basis = word("estimate", source=labels.source_label(card.verification_tier))
-    rate = _text(word("works", rate=fmt_percent(w.success_rate)))
+        basis = _("estimated by the KB's authors ({source})").format(
+            source=labels.source_label(card.verification_tier))
+    rate = _text(_("works ~{rate}").format(rate=fmt_percent(w.success_rate)))
     return f'<li>{rich(w.text)}{condition}<span class="basis"><b>{rate}</b> — {_text(basis)}</span></li>'
 
 
@@ -205,14 +210,18 @@ def _index_page(cards: list[EntryCard], lang: Language, base: str, titles: dict[
         entries = sorted(by_domain[domain], key=lambda c: titles[c.id][lang.title_key].casefold())
         items = "\n".join(f'<li><a href="{escape(c.id)}.html">{_text(titles[c.id][lang.title_key])}</a>'
                           f"</li>" for c in entries)
-        count = _text(word("entries", n=fmt_number(len(entries))))
+        count = _text(ngettext("{n} entry", "{n} entries", len(entries)).format(n=fmt_number(len(entries))))
         groups.append(f'<section id="{escape(domain)}">\n<h2>{_text(domain)} <span class="count">{count}</span></h2>'
                       f'\n<ul class="entries">\n{items}\n</ul>\n</section>')
         links.append(f'<a href="#{escape(domain)}">{_text(domain)}</a>')
-    title = word("index_title")
-    lead = word("index_lead", n=fmt_number(len(cards)), d=fmt_number(len(by_domain)))
-    body = INDEX.substitute(title=_text(title), lead=_text(lead), search_label=_text(word("search_label")),
-                            placeholder=_attr(word("search")), none=_attr(word("no_results")),
+    title = _("Errors errkb knows")
+    lead = ngettext(
+        "{n} error in {d} ecosystems: the cause, what not to try and the fixes that work, with how often.",
+        "{n} errors in {d} ecosystems: for each, the cause, what not to try and the fixes that work, with how often.",
+        len(cards)).format(n=fmt_number(len(cards)), d=fmt_number(len(by_domain)))
+    body = INDEX.substitute(title=_text(title), lead=_text(lead), search_label=_text(_("Search")),
+                            placeholder=_attr(_("Search errors in English or Chinese…")),
+                            none=_attr(_("Nothing matches that search.")),
                             domain_links=" ".join(links), groups="\n".join(groups))
     return _page(lang, "../", f"{title} · errkb", lead, f"{lang.folder}/index.html", base, body,
                  "{folder}/index.html", script_js=SEARCH_JS)
@@ -239,7 +248,7 @@ def _root_page(base: str) -> str:
     go = ("var l=(navigator.language||'').toLowerCase();"
           "location.replace(/^zh-(tw|hk|mo|hant)/.test(l)?'zh-hant/':/^zh/.test(l)?'zh-hans/':'en/');")
     with i18n.use_locale("en"):
-        title = word("index_title")
+        title = _("Errors errkb knows")
         body = f"<h1>errkb</h1>\n<ul>\n{links}\n</ul>"
         return _page(LANGUAGES[0], "", f"{title} · errkb", title, "", base, body, "{folder}/index.html",
                      script_js=go)
@@ -250,11 +259,14 @@ def _not_found_page(base: str) -> str:
     parts = []
     for lang in LANGUAGES:
         with i18n.use_locale(lang.locale):
-            parts.append(f'<section lang="{lang.html}"><h2>{_text(word("not_found"))}</h2>'
-                         f'<p>{_text(word("not_found_lead"))} <a href="{_attr(base)}/{lang.folder}/index.html">'
-                         f'{_text(word("all_errors"))}</a></p></section>')
+            heading, lead, everything = (_("Page not found"),
+                                         _("No page here. The error may have been renamed: search for it."),
+                                         _("All errors"))
+            parts.append(f'<section lang="{lang.html}"><h2>{_text(heading)}</h2><p>{_text(lead)} '
+                         f'<a href="{_attr(base)}/{lang.folder}/index.html">{_text(everything)}</a></p></section>')
     with i18n.use_locale("en"):  # links from the base: the page is served at any depth
-        return _page(LANGUAGES[0], f"{base}/", "Page not found · errkb", word("not_found_lead"), "404.html", base,
+        lead = _("No page here. The error may have been renamed: search for it.")
+        return _page(LANGUAGES[0], f"{base}/", "Page not found · errkb", lead, "404.html", base,
                      "<h1>404</h1>\n" + "\n".join(parts), "{folder}/index.html")
 
 
