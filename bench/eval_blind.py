@@ -17,7 +17,8 @@ order, first match wins.
 
     .venv/bin/python -m bench.eval_blind [--sample 1|2] [--part holdout|tune|both] [--format text|json] [--failures]
 
-``--sample 2`` measures the second sample (``bench/blind2/``), collected the same way and held out as a whole.
+``--sample 2`` measures the second sample (``bench/blind2/``), collected the same way and held out as a whole;
+``--sample 3`` the third (``bench/blind3/``), all of it for tuning.
 
 ``--failures`` lists the tune part's misses; it is refused for the holdout part, which nobody tunes on.
 """
@@ -36,7 +37,9 @@ from bench.harness import REPO, SEEDS, chat_lines, make_parser
 from bot.kb.knowledge import KnowledgeBase
 from bot.service.knowledge import Knowledge
 
-SAMPLES = {1: REPO / "bench" / "blind", 2: REPO / "bench" / "blind2"}  # the second is held out as a whole
+# the second sample is held out as a whole, the third is all for tuning
+SAMPLES = {1: REPO / "bench" / "blind", 2: REPO / "bench" / "blind2", 3: REPO / "bench" / "blind3"}
+PARTS = {2: ["holdout"], 3: ["tune"]}  # the only part of the second and third samples
 STYLES = ("clean", "fence", "ci")
 CHAT_AROUND = ["getting this since this morning, any idea?", "CI went red on main:", "anyone seen this before?",
                "after the upgrade I get", "跑的时候报了这个错，有人见过吗？"]
@@ -178,17 +181,18 @@ def print_failures(report: dict, pastes: dict[str, Paste]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = make_parser(__doc__)
     parser.add_argument("--sample", type=int, choices=sorted(SAMPLES), default=1,
-                        help="1: bench/blind (holdout and tune parts); 2: bench/blind2 (all held out)")
+                        help="1: bench/blind (holdout and tune parts); 2: bench/blind2 (all held out); "
+                             "3: bench/blind3 (all for tuning)")
     parser.add_argument("--part", choices=["holdout", "tune", "both"], default="holdout")
     parser.add_argument("--format", choices=["text", "json"], default="text")
     parser.add_argument("--failures", action="store_true", help="list the tune part's misses")
     args = parser.parse_args(argv)
-    if args.failures and (args.part != "tune" or args.sample != 1):
-        print("errkb: --failures lists the first sample's tune part only; nobody tunes on the holdout", file=sys.stderr)
+    if args.failures and (args.part != "tune" and args.sample != 3 or args.sample == 2):
+        print("errkb: --failures lists a tune part only (--sample 1 --part tune, or --sample 3); nobody tunes on "
+              "the holdout", file=sys.stderr)
         return 2
     parts = ["holdout", "tune"] if args.part == "both" else [args.part]
-    if args.sample == 2:
-        parts = ["holdout"]  # the second sample has no tune part
+    parts = PARTS.get(args.sample, parts)
     report = run(parts, args.sample)
     if args.failures:
         print_failures(report, {p.id: p for p in load(args.sample)})
