@@ -187,7 +187,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--format", choices=["text", "json"], default="text")
     parser.add_argument("--failures", action="store_true", help="list the tune part's misses")
     args = parser.parse_args(argv)
-    if args.failures and (args.part != "tune" and args.sample != 3 or args.sample == 2):
+    tuning = args.sample == 3 or (args.sample == 1 and args.part == "tune")
+    if args.failures and not tuning:
         print("errkb: --failures lists a tune part only (--sample 1 --part tune, or --sample 3); nobody tunes on "
               "the holdout", file=sys.stderr)
         return 2
