@@ -44,12 +44,14 @@ _CONSEQUENCE = re.compile(
       | \bELIFECYCLE\b
       | npm\ (?:ERR!|error)\ (?:errno|code\ ELIFECYCLE|Exit\ status|Failed\ at\ the|This\ is\ probably|
              A\ complete\ log|Lifecycle\ script|command\ failed|\s*$|\s*/|\s*[A-Z]:\\)
-      | npm\ (?:ERR!|error)\ (?:path|command|cwd|workspace|location|signal|code\ \d+\b)
+      | npm\ (?:ERR!|error)\ (?:path|command|cwd|workspace|location|signal|code\ \d+\b|An\ unknown\ git\ error)
       | npm\ (?:ERR!|error)\ \S+@\S+\ [\w:-]+:\s
       | \bError\ compiling\ objects\ for\ extension\b
       | \bninja:\ build\ stopped\b
       | \bexit(?:ed)?\ (?:with\ )?(?:code|status)\ [12]\b
       | returned\ non-zero\ exit\ status
+      | returned\ a\ non-zero\ code:\ \d+
+      | \bexecutor\ failed\ running\ \[
       | \bmake(?:\[\d+\])?:\ \*\*\*\ \[.*\]\ Error\ \d+
       | \bBUILD\ FAILED\b
       | \*\*\ [A-Z ]+\ FAILED\ \*\*
@@ -110,7 +112,10 @@ _CAUSE = re.compile(
     r"|^Failed\ to\ (?!build\b|compile\b|run\b|start\b|execute\b|install\b)\w+",
     re.IGNORECASE,
 )
-_WARNING_LEVEL = re.compile(r"^\[?(?:WARN(?:ING)?|INFO|NOTICE|DEBUG|TRACE|W|I)\]?[:\s\[]|^\w*Warning:|\bwarning:")
+# npm relays git's and node-gyp's lines under its own prefix (``npm ERR! Warning: Permanently added …``)
+_WARNING_LEVEL = re.compile(
+    r"^(?:npm (?:ERR!|error) )?(?:\[?(?:WARN(?:ING)?|INFO|NOTICE|DEBUG|TRACE|W|I)\]?[:\s\[]|\w*Warning:)|\bwarning:"
+)
 MAX_LINE = 500  # longer lines are data, not announcements
 NEAR = 6  # lines from an error entry's hit within which an error line belongs to its incident
 WARNING_BLOCK = 2  # lines before a warning's hit that may head its message (``console.error``, ``Uncaught …``)…

@@ -30,7 +30,7 @@ from bot.kb.entry import Entry, Problem, compile_regex
 from bot.kb.fallback import MIN_CONFIDENCE, Fallback, error_lines
 from bot.kb.literals import MAX_ALTERNATIVES, Analysis, analyze
 from bot.kb.normalize import Normalized, normalize
-from bot.kb.ranking import SEVERITY_RANK, Hit, cause_map, on_warning_line, rank, severity_name
+from bot.kb.ranking import SEVERITY_RANK, Hit, cause_map, on_quiet_line, on_warning_line, rank, severity_name
 from bot.kb.regexes import Bound, RegexCache, counted_bounds, syntax_error
 from bot.kb.versions import parse_constraints
 
@@ -247,7 +247,7 @@ class Matcher:
                 end = guess.start + len(plain.line_at(guess.start))
                 hits.append(Hit(guess.entry_id, guess.start, end, False, True, self._severity_of[guess.entry_id],
                                 guess.confidence))
-        ranked = rank(hits, plain.text, self._causes)
+        ranked = rank(hits, plain.text, self._causes, lambda hit: self._reports(hit, plain))
         if ranked and self._unknown_error(ranked, plain):
             return []
         return [self._as_match(h, plain) for h in ranked[:limit]]
@@ -263,7 +263,8 @@ class Matcher:
                                              >= error and not self._reports(h, plain))
                                             for h in ranked]) is not None
         if self._severity_of[top.entry_id] >= error:
-            return False
+            # an error entry on a line the paste logs at info or debug level: the program says nothing failed there
+            return on_quiet_line(plain.text, top.start)
         warnings = [h for h in ranked if self._severity_of[h.entry_id] < error]
         regexes = [r for r in map(self._regex_of, (h.entry_id for h in warnings)) if r is not None]
         return troubled(plain.text, [(h.start, h.end) for h in warnings],

@@ -16,13 +16,14 @@ Four signals, in this order:
    specific regex) wins,
    and an entry the KB declares as the cause of another (``leads_to`` / ``preceded_by``) beats
    that consequence wherever it appears, so a build's real error beats the wrapper line
-   ("did not complete successfully") that reports it.
+   ("did not complete successfully") that reports it. A hit that only reports an earlier failure (the
+   caller says which) never leads while another regex hit of its incident, as severe, names a cause.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 from bot.kb.versions import Constraint, applies, revealed_versions
@@ -40,11 +41,15 @@ _WARNING_LEVEL = re.compile(
     r"""(?:^|[\s\]|:])(?:
         [WI]\d{4}\ \d{2}:\d{2}:\d{2}          # glog: W1203 10:00:00.123 …
       | [WI]\ (?=\S+\.\w+:\d+\])             # TensorFlow: W tensorflow/…/x.cc:38]
-      | (?:WARNING|WARN|INFO|NOTICE)(?:\[\d+\])?(?=[:\]\s])   # WARNING: / WARN[0000] / [INFO]
-      | level=(?:warn|warning|info)\b
+      | (?:WARNING|WARN|INFO|NOTICE|DEBUG|TRACE)(?:\[\d+\])?(?=[:\]\s])   # WARNING: / WARN[0000] / [INFO]
+      | level=(?:warn|warning|info|debug|trace)\b
       | [A-Z]\w*Warning:                     # Python warnings: UserWarning: …
     )""",
     re.VERBOSE,
+)
+_QUIET_LEVEL = re.compile(
+    r"(?:^|[\s\]|:])(?:(?:INFO|DEBUG|TRACE)(?=[:\]\s])"
+    r"|level=(?:info|debug|trace)\b)"
 )
 # Where a new, separate Python or Java failure begins.
 _NEW_TRACEBACK = re.compile(r"^(?:\S.*?)?(?:Traceback \(most recent call last\):|Exception in thread )", re.M)
@@ -65,9 +70,10 @@ class Hit:
     constraints: tuple[Constraint, ...] = ()  # the entry's version constraints
 
 
-def rank(hits: list[Hit], text: str, causes: Mapping[str, frozenset[str]]) -> list[Hit]:
+def rank(hits: list[Hit], text: str, causes: Mapping[str, frozenset[str]],
+         reports: Callable[[Hit], bool] = lambda _hit: False) -> list[Hit]:
     """``hits`` best first, each with its effective severity. ``causes[b]`` holds the entries the
-    KB names as causes of ``b``."""
+    KB names as causes of ``b``; ``reports(h)`` says whether a hit only reports an earlier failure."""
     hits = [_effective_severity(h, hits, text) for h in hits]
     incident, since = _incidents(hits, text)
     hits = [_versions_fit(h, text, since[incident[h.entry_id]]) for h in hits]
@@ -79,6 +85,12 @@ def rank(hits: list[Hit], text: str, causes: Mapping[str, frozenset[str]]) -> li
                        h.end - h.start, h.start),
         reverse=True,
     )
+    if reports(ordered[0]):
+        top = ordered[0]
+        cause = next((h for h in ordered[1:] if h.severity == top.severity and h.confidence is None
+                      and incident[h.entry_id] == incident[top.entry_id] and not reports(h)), None)
+        if cause is not None:  # a line that only reports a failure never leads while its incident names a cause
+            ordered = [cause, *(h for h in ordered if h is not cause)]
     return _causes_first(ordered, causes, text)
 
 
@@ -117,6 +129,13 @@ def _nearby(a: Hit, b: Hit, text: str) -> bool:
 def severity_name(rank_value: float) -> str:
     """"error", "warning" or "info" for an effective severity."""
     return "error" if rank_value >= SEVERITY_RANK["error"] else "info" if rank_value <= 0 else "warning"
+
+
+def on_quiet_line(text: str, pos: int) -> bool:
+    """Whether the line holding ``pos`` is logged at info, debug or trace level before ``pos``: the program says
+    it is not a failure (``DEBUG … TPU platform is not available because: No module named 'libtpu'``)."""
+    line_start = text.rfind("\n", 0, pos) + 1
+    return _QUIET_LEVEL.search(text, line_start, pos) is not None
 
 
 def on_warning_line(text: str, pos: int) -> bool:

@@ -234,3 +234,30 @@ def test_regexes_compiled_ahead_of_need_answer_the_same_and_stop_at_half_the_bud
     while not small.warm():
         pass
     assert small.cache_info()["bytes"] < 1 << 20 and small.cache_info()["evictions"] == 0
+
+
+@pytest.fixture
+def wrapped(nccl_raw) -> Matcher:
+    entries = [
+        entry(nccl_raw, "apt/unable-to-locate", r"E: Unable to locate package \S+", "E: Unable to locate package foo"),
+        entry(nccl_raw, "docker/run-step-failed", r"The command '[^'\n]*' returned a non-zero code: \d+",
+              "The command '/bin/sh -c make' returned a non-zero code: 2"),
+        entry(nccl_raw, "python/module-not-found", r"No module named '?[\w.]+'?", "ModuleNotFoundError: No module named 'x'"),
+    ]
+    return Matcher({e.id: e for e in entries})
+
+
+def test_a_line_that_only_reports_a_failure_never_leads_while_a_cause_is_matched(wrapped):
+    paste = ("Step 3/7 : RUN apt-get install -y libgizmo-dev\n"
+             "E: Unable to locate package libgizmo-dev\n"
+             "The command '/bin/sh -c apt-get install -y libgizmo-dev' returned a non-zero code: 100")
+    assert [m.entry_id for m in wrapped.match(paste)][:1] == ["apt/unable-to-locate"]
+    assert [m.entry_id for m in wrapped.match(paste.split("\n", 2)[2])] == ["docker/run-step-failed"]
+
+
+def test_an_error_message_logged_at_info_or_debug_level_gets_no_answer(wrapped):
+    quiet = "DEBUG 06-12 19:58:31 [__init__.py:45] TPU platform is not available because: No module named 'libtpu'"
+    assert wrapped.match(quiet) == []
+    assert wrapped.match("level=info msg=\"plugin skipped: No module named 'gizmo'\"") == []
+    assert [m.entry_id for m in wrapped.match("ModuleNotFoundError: No module named 'libtpu'")] == [
+        "python/module-not-found"]
