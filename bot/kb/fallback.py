@@ -38,6 +38,7 @@ CALIBRATION: tuple[tuple[float, float], ...] = (
     (0.8, 0.787), (0.875, 0.875), (0.9, 0.887), (0.95, 0.956),
 )
 MIN_CONFIDENCE = 0.95
+MIN_QUERY_WORDS = 3  # distinct words outside quotes a line needs before the fallback guesses from it
 MAX_QUERY_LINES = 12
 AMBIGUITY_MARGIN = 0.15  # a runner-up closer than this lowers the best score ...
 AMBIGUITY_PENALTY = 2.0  # ... by this much per point of closeness
@@ -211,6 +212,8 @@ class Fallback:
         others may be missing)."""
         best: dict[str, Guess] = {}
         for start, line in error_lines(text, after):
+            if len(set(words(split_quoted(line)[0]))) < MIN_QUERY_WORDS:
+                continue  # ``error: Compilation`` (a message cut off) says too little to name one error
             scored = [(e, raw) for e, raw in self._score(line, keep=4, sure=sure) if e != exclude]
             for rank, (entry_id, raw) in enumerate(scored):
                 runner_up = max((r for i, (_e, r) in enumerate(scored) if i != rank), default=0.0)

@@ -146,3 +146,9 @@ def test_a_common_word_does_not_make_the_confident_search_read_every_wording_tha
     assert fb._hstart[npm + 1] - fb._hstart[npm] == 0  # ... but not through the word 401 of them share
     found = fb.guess("npm ERR! frobnicator jammed while resolving", sure=True)
     assert [g.entry_id for g in found if g.confidence >= MIN_CONFIDENCE] == ["x/t"]
+
+
+def test_a_line_cut_off_after_a_word_or_two_gets_no_guess(kb):
+    fallback = kb.matcher.fallback
+    assert fallback.guess("error: Compilation", sure=True) == []
+    assert fallback.guess("error: Compilation failure: see the compiler error output", sure=True) != []
