@@ -18,7 +18,7 @@ order, first match wins.
     .venv/bin/python -m bench.eval_blind [--sample 1|2] [--part holdout|tune|both] [--format text|json] [--failures]
 
 ``--sample 2`` measures the second sample (``bench/blind2/``), collected the same way and held out as a whole;
-``--sample 3`` the third (``bench/blind3/``), all of it for tuning.
+``--sample 3`` and ``--sample 4`` the third and fourth (``bench/blind3/``, ``bench/blind4/``), all for tuning.
 
 ``--failures`` lists the tune part's misses; it is refused for the holdout part, which nobody tunes on.
 """
@@ -37,9 +37,10 @@ from bench.harness import REPO, SEEDS, chat_lines, make_parser
 from bot.kb.knowledge import KnowledgeBase
 from bot.service.knowledge import Knowledge
 
-# the second sample is held out as a whole, the third is all for tuning
-SAMPLES = {1: REPO / "bench" / "blind", 2: REPO / "bench" / "blind2", 3: REPO / "bench" / "blind3"}
-PARTS = {2: ["holdout"], 3: ["tune"]}  # the only part of the second and third samples
+# the second sample is held out as a whole, the third and fourth are all for tuning
+SAMPLES = {1: REPO / "bench" / "blind", 2: REPO / "bench" / "blind2", 3: REPO / "bench" / "blind3",
+           4: REPO / "bench" / "blind4"}
+PARTS = {2: ["holdout"], 3: ["tune"], 4: ["tune"]}  # the only part of the later samples
 STYLES = ("clean", "fence", "ci")
 CHAT_AROUND = ["getting this since this morning, any idea?", "CI went red on main:", "anyone seen this before?",
                "after the upgrade I get", "跑的时候报了这个错，有人见过吗？"]
@@ -182,14 +183,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = make_parser(__doc__)
     parser.add_argument("--sample", type=int, choices=sorted(SAMPLES), default=1,
                         help="1: bench/blind (holdout and tune parts); 2: bench/blind2 (all held out); "
-                             "3: bench/blind3 (all for tuning)")
+                             "3 and 4: bench/blind3 and bench/blind4 (all for tuning)")
     parser.add_argument("--part", choices=["holdout", "tune", "both"], default="holdout")
     parser.add_argument("--format", choices=["text", "json"], default="text")
     parser.add_argument("--failures", action="store_true", help="list the tune part's misses")
     args = parser.parse_args(argv)
-    tuning = args.sample == 3 or (args.sample == 1 and args.part == "tune")
+    tuning = args.sample in (3, 4) or (args.sample == 1 and args.part == "tune")
     if args.failures and not tuning:
-        print("errkb: --failures lists a tune part only (--sample 1 --part tune, or --sample 3); nobody tunes on "
+        print("errkb: --failures lists a tune part only (--sample 1 --part tune, --sample 3 or 4); nobody tunes on "
               "the holdout", file=sys.stderr)
         return 2
     parts = ["holdout", "tune"] if args.part == "both" else [args.part]

@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import REPO
 
-SAMPLES = ("blind", "blind2", "blind3")
+SAMPLES = ("blind", "blind2", "blind3", "blind4")
 
 
 @pytest.mark.parametrize("sample", SAMPLES)
