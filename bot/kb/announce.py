@@ -184,15 +184,16 @@ def consequence(line: str, at: int = 0) -> bool:
     return any(found.end() > at for found in _CONSEQUENCE.finditer(line))
 
 
-def unexplained(text: str, hits: list[tuple[int, int, bool]]) -> str | None:
+def unexplained(text: str, hits: list[tuple[int, int, bool]],
+                same: Callable[[str], bool] = lambda _line: False) -> str | None:
     """An error line of ``text`` that names a cause of its own and that no hit explains; None when every
     such line is explained. ``hits`` are (start, end, is an error entry's) character ranges in ``text``.
 
     A hit explains the lines it touches and every line with the same text (a warning repeated); an
     error entry's hit also explains the error lines of its incident, within ``NEAR`` lines of it (the
     header and the detail of one traceback) unless it only reports an earlier failure. A warning explains
-    only its own lines: an unknown error
-    right next to a known warning stays unknown."""
+    only its own lines (and lines ``same`` says a hit's entry matches too, as a warning printed once per
+    library): an unknown error right next to a known warning stays unknown."""
     found = causes(text)
     if not found:
         return None
@@ -201,7 +202,7 @@ def unexplained(text: str, hits: list[tuple[int, int, bool]]) -> str | None:
                for line in text[_line_around(text, start)[0] : _line_end(text, stop)].split("\n")}
     for (offset, line), (_, end) in zip(found, lines, strict=True):
         end = len(text) if end < 0 else end
-        if consequence(line) or line in touched or _HEADER.match(line):
+        if consequence(line) or line in touched or _HEADER.match(line) or same(line):
             continue
         if any(start <= end and offset <= stop for start, stop, _error in hits):
             continue

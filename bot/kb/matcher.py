@@ -259,9 +259,11 @@ class Matcher:
         top = ranked[0]
         error = SEVERITY_RANK["error"]
         if self._reports(top, plain):
+            regexes = [r for r in map(self._regex_of, (h.entry_id for h in ranked)) if r is not None]
             return unexplained(plain.text, [(h.start, h.end, h.severity >= error and self._severity_of[h.entry_id]
                                              >= error and not self._reports(h, plain))
-                                            for h in ranked]) is not None
+                                            for h in ranked],
+                               lambda line: any(r.search(line) for r in regexes)) is not None
         if self._severity_of[top.entry_id] >= error:
             # an error entry on a line the paste logs at info or debug level: the program says nothing failed there
             return on_quiet_line(plain.text, top.start)
@@ -380,6 +382,9 @@ def _best_occurrence(regex: re2._Regexp, data: bytes, text: str, chars: _CharOff
     return best[4], best[5], not best[0]
 
 
+_BARE_RAISE = re.compile(r"^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)\s*$")
+
+
 def _in_frame(text: str, pos: int) -> bool:
     """Whether ``pos`` lies in a stack frame line (or the source line Python prints under one)."""
     start = text.rfind("\n", 0, pos) + 1
@@ -390,8 +395,11 @@ def _in_frame(text: str, pos: int) -> bool:
     if start >= 1 and line.startswith("    "):
         prev_start = text.rfind("\n", 0, start - 1) + 1
         previous = text[prev_start : start - 1]
-        # the source line Python prints under a frame is indented deeper than the frame
-        return bool(_PY_FRAME.match(previous)) and _indent(line) > _indent(previous)
+        # the source line Python prints under a frame is indented deeper than the frame; under the last frame,
+        # above an exception raised without a message (a failed ``assert``), it is the error's only words
+        source = bool(_PY_FRAME.match(previous)) and _indent(line) > _indent(previous)
+        following = text[end + 1 :].split("\n", 1)[0] if end != -1 else ""
+        return source and not _BARE_RAISE.match(following)
     return False
 
 

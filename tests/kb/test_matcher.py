@@ -261,3 +261,15 @@ def test_an_error_message_logged_at_info_or_debug_level_gets_no_answer(wrapped):
     assert wrapped.match("level=info msg=\"plugin skipped: No module named 'gizmo'\"") == []
     assert [m.entry_id for m in wrapped.match("ModuleNotFoundError: No module named 'libtpu'")] == [
         "python/module-not-found"]
+
+
+def test_a_failed_assert_is_known_by_its_source_line_when_the_error_has_no_message(nccl_raw):
+    assertion = entry(nccl_raw, "pip/assert-building", r"assert building_is_possible", "assert building_is_possible")
+    retried = entry(nccl_raw, "network/refused", r"Connection refused", "ConnectionRefusedError: Connection refused")
+    matcher = Matcher({e.id: e for e in (assertion, retried)})
+    traceback = ('Traceback (most recent call last):\n  File "/pip/_internal/wheel.py", line 848, in build\n'
+                 "    assert building_is_possible\n")
+    earlier = "ConnectionRefusedError: [Errno 111] Connection refused\nretrying in 5s\n" + "." * 10 + "\n" * 14
+    assert [m.entry_id for m in matcher.match(earlier + traceback + "AssertionError")][:1] == ["pip/assert-building"]
+    with_message = earlier + traceback + "AssertionError: wheel cache is off"  # the message names the error
+    assert [m.entry_id for m in matcher.match(with_message)][:1] != ["pip/assert-building"]
