@@ -255,7 +255,8 @@ class Matcher:
     def _unknown_error(self, ranked: list[Hit], plain: Normalized) -> bool:
         """Whether the best hit would answer the wrong thing (unknown means unknown, ``bot.kb.announce``): a
         line that only reports an earlier failure while the paste holds an error line no hit explains, or a
-        warning entry while another line of the paste says something went wrong."""
+        warning entry while another line of the paste says something went wrong, or an error entry on a line the
+        paste logs at info or debug level."""
         top = ranked[0]
         error = SEVERITY_RANK["error"]
         if self._reports(top, plain):
@@ -398,7 +399,8 @@ def _in_frame(text: str, pos: int) -> bool:
         # the source line Python prints under a frame is indented deeper than the frame; under the last frame,
         # above an exception raised without a message (a failed ``assert``), it is the error's only words
         source = bool(_PY_FRAME.match(previous)) and _indent(line) > _indent(previous)
-        following = text[end + 1 :].split("\n", 1)[0] if end != -1 else ""
+        stop = text.find("\n", end + 1)
+        following = "" if end == -1 else text[end + 1 : stop if stop != -1 else len(text)]
         return source and not _BARE_RAISE.match(following)
     return False
 
