@@ -124,31 +124,28 @@ HEADER_CHARS = 32  # …when they are this short
 
 def announcements(text: str) -> list[tuple[int, str]]:
     """(offset, line) of every line of ``text`` that announces an error, in order."""
-    found = []
-    offset = 0
-    for raw in text.split("\n"):
-        stripped = strip_log_prefix(raw)
-        line = stripped.strip()
-        prefix = raw[: len(raw) - len(stripped)] if raw.endswith(stripped) else ""
-        if line and len(line) < MAX_LINE and not _WARNING_LEVEL.search(line) \
-                and (_ANNOUNCES.match(line) or _ERROR_LEVEL.search(prefix)):
-            found.append((offset, line))
-        offset += len(raw) + 1
-    return found
+    return _error_lines(text, named=False)
 
 
 def causes(text: str) -> list[tuple[int, str]]:
     """(offset, line) of every line of ``text`` that announces an error, or names what went wrong without
     announcing it (not indented, not logged as a warning), in order."""
-    found = dict(announcements(text))
+    return _error_lines(text, named=True)
+
+
+def _error_lines(text: str, named: bool) -> list[tuple[int, str]]:
+    found = []
     offset = 0
     for raw in text.split("\n"):
-        line = strip_log_prefix(raw).strip()
-        if offset not in found and line and len(line) < MAX_LINE and not raw[:1].isspace() \
-                and _CAUSE.search(line) and not _WARNING_LEVEL.search(line) and not on_warning_line(raw, len(raw)):
-            found[offset] = line
+        stripped = strip_log_prefix(raw)
+        line = stripped.strip()
+        if line and len(line) < MAX_LINE and not _WARNING_LEVEL.search(line):
+            prefix = raw[: len(raw) - len(stripped)] if raw.endswith(stripped) else ""
+            if _ANNOUNCES.match(line) or _ERROR_LEVEL.search(prefix) or (
+                    named and not raw[:1].isspace() and _CAUSE.search(line) and not on_warning_line(raw, len(raw))):
+                found.append((offset, line))
         offset += len(raw) + 1
-    return sorted(found.items())
+    return found
 
 
 def troubled(text: str, spans: list[tuple[int, int]], same: Callable[[str], bool] = lambda _line: False) -> str | None:

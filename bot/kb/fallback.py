@@ -212,8 +212,6 @@ class Fallback:
         others may be missing)."""
         best: dict[str, Guess] = {}
         for start, line in error_lines(text, after):
-            if len(set(words(split_quoted(line)[0]))) < MIN_QUERY_WORDS:
-                continue  # ``error: Compilation`` (a message cut off) says too little to name one error
             scored = [(e, raw) for e, raw in self._score(line, keep=4, sure=sure) if e != exclude]
             for rank, (entry_id, raw) in enumerate(scored):
                 runner_up = max((r for i, (_e, r) in enumerate(scored) if i != rank), default=0.0)
@@ -225,7 +223,10 @@ class Fallback:
 
     def _score(self, line: str, keep: int = 3, sure: bool = False) -> list[tuple[str, float]]:
         bare, quoted = split_quoted(line)
-        required = {self._token.get(w, -1 - i): w for i, w in enumerate(words(bare))}
+        said = words(bare)
+        if len(set(said)) < MIN_QUERY_WORDS:
+            return []  # ``error: Compilation`` (a message cut off) says too little to name one error
+        required = {self._token.get(w, -1 - i): w for i, w in enumerate(said)}
         optional = {self._token[w] for w in quoted if w in self._token} - set(required)
         query_total = sum(self._weight[t] if t >= 0 else self._max_weight * UNKNOWN_WORD_WEIGHT for t in required)
         # a quoted name the query has counts half against an entry that lacks it, fully for one that has it
