@@ -80,9 +80,12 @@ def compile_catalogs(locales_dir: Path = LOCALES_DIR) -> list[Path]:
             _check_placeholders(catalog)
             # written aside, then renamed: a process starting at the same time never reads half a file
             partial = mo_path.with_name(f"{mo_path.name}.{os.getpid()}.tmp")
-            with partial.open("wb") as mo_file:
-                write_mo(mo_file, catalog)
-            os.replace(partial, mo_path)
+            try:
+                with partial.open("wb") as mo_file:
+                    write_mo(mo_file, catalog)
+                os.replace(partial, mo_path)
+            finally:
+                partial.unlink(missing_ok=True)  # gone after the rename; a failed write leaves nothing behind
         except Exception as exc:  # any parse or write failure must stop start-up loudly
             raise CatalogError(f"{po_path}: cannot compile the catalog: {exc}") from exc
         written.append(mo_path)

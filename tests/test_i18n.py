@@ -78,6 +78,19 @@ def test_a_broken_po_stops_start_up_loudly(tmp_path):
         i18n.compile_catalogs(tmp_path)
 
 
+def test_a_failed_write_leaves_no_half_catalog_behind(tmp_path, monkeypatch):
+    shutil.copytree(i18n.LOCALES_DIR, tmp_path / "locales", ignore=shutil.ignore_patterns("*.mo"))
+
+    def full_disk(mo_file, catalog):
+        mo_file.write(b"\xde\x12")
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr(i18n, "write_mo", full_disk)
+    with pytest.raises(i18n.CatalogError, match="No space left"):
+        i18n.compile_catalogs(tmp_path / "locales")
+    assert [p.name for p in (tmp_path / "locales").rglob("*.mo*")] == []
+
+
 def test_a_translation_that_drops_a_placeholder_is_refused(tmp_path):
     po = tmp_path / "zh" / "LC_MESSAGES" / "errkb.po"
     po.parent.mkdir(parents=True)
