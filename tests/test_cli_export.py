@@ -66,7 +66,7 @@ def test_export_validates_over_the_bundled_seeds_and_seeds_back_without_doubles(
     added, chinese = nccl["workarounds"][-2:]
     assert (chinese["action"], chinese["needs_translation"], nccl["workarounds_zh"][-2:]) == ("", "en", ["", ZH_FIX])
     assert (added["action"], added["key"], added["seed_success_rate"]) == (FIX, f"team-fix-{kb_index - SUGGESTED_BASE}",
-                                                                           0.5)
+                                                                           None)
     assert added["success_rate"] == 0.75  # its one 👍 on the weak prior
     assert "Another team's fix" not in json.dumps(nccl)
     mine = json.loads((tmp_path / "out" / "seeds" / f"{team_id}.json").read_text(encoding="utf-8"))
@@ -97,7 +97,10 @@ def test_export_validates_over_the_bundled_seeds_and_seeds_back_without_doubles(
             assert len(await store.team_entries(TEAM)) == 1
             assert await store.check() == []
     asyncio.run(after())
-    taught = KnowledgeBase.load(seeds)  # the fixture is answered by its own entry, as `errkb lint` checks
+    taught = KnowledgeBase.load(seeds)
+    claimed = taught.entries[NCCL_ID].workarounds[len(original["workarounds"])]
+    assert claimed.prior is None  # still nobody's estimate: shown by its votes, not as an authored 50%
+    # the fixture is answered by its own entry, as `errkb lint` checks
     assert [m.entry_id for m in taught.matcher.match(normalize(fixture), limit=1)] == [team_id]
     gaps = lint({NCCL_ID: taught.entries[NCCL_ID]}, taught.matcher, REPO / "pastes", taught.entries)
     assert [(p.path, p.message) for p in gaps] == [  # the Chinese-only fix is reported as such, nothing else

@@ -60,8 +60,8 @@ def with_suggestions(raw: dict[str, Any], fixes: Sequence[Suggested], live: Entr
     """``raw`` (and its translations ``overlay``) with each suggested fix appended as a workaround.
 
     Each keeps its target's key (``team-fix-<id>``), so seeding the file claims the suggestion, votes and
-    all, instead of adding it twice; ``success_rate`` carries its votes and ``seed_success_rate`` the
-    weak prior it started from. Its Chinese goes where the entry keeps Chinese (``""`` until written:
+    all, instead of adding it twice; ``success_rate`` carries its votes, and ``seed_success_rate`` is
+    null: nobody estimated it, so re-seeded it still starts from the weak prior and shows its votes only. Its Chinese goes where the entry keeps Chinese (``""`` until written:
     a Chinese reader then sees the English, marked untranslated); a fix written only in Chinese gets an
     empty ``action`` marked ``needs_translation: "en"`` (English readers see the Chinese, marked)."""
     raw, overlay = copy.deepcopy(raw), copy.deepcopy(overlay)
@@ -74,7 +74,7 @@ def with_suggestions(raw: dict[str, Any], fixes: Sequence[Suggested], live: Entr
     for fix, english, chinese in texts:
         rate = feedback.suggested_rate(live.workarounds.get(fix.index, feedback.Tally()))
         raw["workarounds"].append({"action": english, "success_rate": round(rate, DECIMALS),
-                                   SEED_PRIOR_KEY: feedback.WEAK_PRIOR, "how": "", "condition": "",
+                                   SEED_PRIOR_KEY: None, "how": "", "condition": "",
                                    "sources": [], "key": feedback.suggested_key(fix.index),
                                    **({} if english else {NEEDS_TRANSLATION_KEY: "en"})})
         if isinstance(zh_list, list):
