@@ -116,6 +116,9 @@ _CAUSE = re.compile(
 _WARNING_LEVEL = re.compile(
     r"^(?:npm (?:ERR!|error) )?(?:\[?(?:WARN(?:ING)?|INFO|NOTICE|DEBUG|TRACE|W|I)\]?[:\s\[]|\w*Warning:)|\bwarning:"
 )
+# A stack trace's header or frame printed flush left (PHP: ``Stack trace:``, ``#0 /app/x.php(37): f()``, ``#1 {main}``;
+# the ``#`` is often lost in a copy): the calls that led to the line above it, which name nothing new.
+_FRAME = re.compile(r"^(?:Stack trace:\s*$|#?\d+\s+(?:\S+\(\d+\):\s|\[internal function\]|\{main\}))")
 MAX_LINE = 500  # longer lines are data, not announcements
 NEAR = 6  # lines from an error entry's hit within which an error line belongs to its incident
 WARNING_BLOCK = 2  # lines before a warning's hit that may head its message (``console.error``, ``Uncaught …``)…
@@ -152,7 +155,9 @@ def troubled(text: str, spans: list[tuple[int, int]], same: Callable[[str], bool
     """A line of ``text`` that says something went wrong, apart from ``spans`` (the warnings' hits: their
     lines, the ``WARNING_BLOCK`` lines that head them and their indented continuation belong to them) and
     not itself a warning or info line, nor one ``same`` says the warnings print too (the same message for
-    another library): then a warning is not what the paste is about. None when there is no such line."""
+    another library): then a warning is not what the paste is about. The stack trace printed under a warning's line
+    belongs to it too (PHP's ``ErrorException`` trace names ``handleError`` in a frame). None when there is no
+    such line."""
     lines = text.split("\n")
     starts = [0]
     for line in lines[:-1]:
@@ -161,8 +166,8 @@ def troubled(text: str, spans: list[tuple[int, int]], same: Callable[[str], bool
     for start, stop in spans:
         first = bisect.bisect_right(starts, start) - 1
         last = bisect.bisect_right(starts, max(start, stop - 1)) - 1
-        while last + 1 < len(lines) and lines[last + 1][:1].isspace():  # its indented continuation
-            last += 1
+        while last + 1 < len(lines) and (lines[last + 1][:1].isspace() or _FRAME.match(lines[last + 1])):
+            last += 1  # its indented continuation, and the stack trace printed under it
         near.update(range(first, last + 1))
         near.update(n for n in range(first - WARNING_BLOCK, first) if n >= 0 and len(lines[n].strip()) <= HEADER_CHARS)
     for number, raw in enumerate(lines):

@@ -37,7 +37,9 @@ _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:/]\d+)*(?:\s?(?:[KMGT]i?B|bytes|ms|s)
 # "torch.OutOfMemoryError: CUDA out of memory. …（CUDA 显存不足）": Chinese signatures keep the line
 # as the tool prints it and name the error in a trailing full-width parenthesis.
 _GLOSS = re.compile(r"^[^\u4e00-\u9fff]+（([^（）]*[\u4e00-\u9fff][^（）]*)）\s*$")
-_SOURCE_PATH = re.compile(r"\S*/\S+\.(?:cpp|hpp|cc|h|py|go|rs|java|js|ts):\d+\S*")
+# a source location (``in /app/x.php:37``), with the word that introduces it
+_SOURCE_PATH = re.compile(r"(?:\s+(?:in|at)(?=\s))?\s*\S*/\S+\.(?:cpp|hpp|cc|c|h|m|mm|py|go|rs|java|kt|kts|scala|swift"
+                          r"|cs|js|mjs|cjs|jsx|ts|tsx|php|rb|dart|ex|exs|lua|pl|sh):\d+\S*")
 _CODE_NAME = re.compile(r"\b(?:Errno|E\d{3,}|Xid|HY\d+|code)\b|\[Errno|error\[")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`'\"(\[])|(?<=[。！？])")
 _CLAUSE_END = re.compile(r"(?<=[a-z)\]'\"`])\.\s|[。；]|\s[—–]\s|\s/\s|\.\.\.|(?<!\()…(?!\))|[:：]\s*$"

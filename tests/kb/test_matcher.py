@@ -273,3 +273,15 @@ def test_a_failed_assert_is_known_by_its_source_line_when_the_error_has_no_messa
     assert [m.entry_id for m in matcher.match(earlier + traceback + "AssertionError")][:1] == ["pip/assert-building"]
     with_message = earlier + traceback + "AssertionError: wheel cache is off"  # the message names the error
     assert [m.entry_id for m in matcher.match(with_message)][:1] != ["pip/assert-building"]
+
+
+def test_a_warning_raised_as_an_exception_is_answered_over_its_own_stack_trace(nccl_raw):
+    notice = entry({**nccl_raw, "severity": "warning"}, "php/undefined-index", r"Undefined index: \S+ in \S+\.php:\d+",
+                   "Warning: Undefined index: email in /app/register.php:14")
+    matcher = Matcher({notice.id: notice})
+    raised = "ErrorException: Undefined index: CUIT in /var/www/app/Client.php:37\nStack trace:\n"
+    frames = ("0 /var/www/app/Client.php(37): Illuminate\\Foundation\\Bootstrap\\HandleExceptions->handleError(8)\n"
+              "#1 /var/www/app/Job.php(174): Client::setFromSystem(Array)\n#2 {main}")
+    assert [m.entry_id for m in matcher.match(raised + frames)] == ["php/undefined-index"]
+    after = raised + frames + "\nPDOException: SQLSTATE[HY000] [2002] Connection refused"  # a later error of its own
+    assert matcher.match(after) == []

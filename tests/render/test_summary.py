@@ -71,6 +71,10 @@ def test_first_sentences_stop_at_two_and_never_mid_sentence_when_they_fit():
     # a Chinese gloss keeps its words and elides an example value the reader's line lacks
     ("ChildFailedError: train.py FAILED（torchrun 子进程 train.py 失败）", "ChildFailedError: eval.py FAILED",
      r"ChildFailedError:[^\n]*FAILED", "torchrun 子进程 … 失败"),
+    # the reader's own message heads it, not the value and source location after its colon
+    ("Warning: Undefined array key \"email\" in /var/www/app/register.php on line 14",
+     "ErrorException: Undefined index: CUIT in /var/www/api/app/Domain/Billing/Client.php:37",
+     r"Undefined index: [^\n]+ in [^\n]+\.php:\d+", "Undefined index: CUIT"),
 ])
 def test_the_name_over_a_paste_never_shows_the_kbs_example_values(signature, line, regex, name):
     assert summary.reader_name(signature, line, regex) == name
