@@ -15,10 +15,11 @@ An answer is right when it is one of the paste's labelled entries, wrong when it
 runs on the same pastes in the same process: Python ``re`` looped over the entry regexes in seeds file
 order, first match wins.
 
-    .venv/bin/python -m bench.eval_blind [--sample 1|2] [--part holdout|tune|both] [--format text|json] [--failures]
+    .venv/bin/python -m bench.eval_blind [--sample 1-5] [--part holdout|tune|both] [--format text|json] [--failures]
 
 ``--sample 2`` measures the second sample (``bench/blind2/``), collected the same way and held out as a whole;
-``--sample 3`` and ``--sample 4`` the third and fourth (``bench/blind3/``, ``bench/blind4/``), all for tuning.
+``--sample 3`` and ``--sample 4`` the third and fourth (``bench/blind3/``, ``bench/blind4/``), all for tuning;
+``--sample 5`` the fifth (``bench/blind5/``), a fresh sample held out as a whole.
 
 ``--failures`` lists the tune part's misses; it is refused for the holdout part, which nobody tunes on.
 """
@@ -37,10 +38,10 @@ from bench.harness import REPO, SEEDS, chat_lines, make_parser
 from bot.kb.knowledge import KnowledgeBase
 from bot.service.knowledge import Knowledge
 
-# the second sample is held out as a whole, the third and fourth are all for tuning
+# the second and fifth samples are held out as a whole, the third and fourth are all for tuning
 SAMPLES = {1: REPO / "bench" / "blind", 2: REPO / "bench" / "blind2", 3: REPO / "bench" / "blind3",
-           4: REPO / "bench" / "blind4"}
-PARTS = {2: ["holdout"], 3: ["tune"], 4: ["tune"]}  # the only part of the later samples
+           4: REPO / "bench" / "blind4", 5: REPO / "bench" / "blind5"}
+PARTS = {2: ["holdout"], 3: ["tune"], 4: ["tune"], 5: ["holdout"]}  # the only part of the later samples
 STYLES = ("clean", "fence", "ci")
 CHAT_AROUND = ["getting this since this morning, any idea?", "CI went red on main:", "anyone seen this before?",
                "after the upgrade I get", "跑的时候报了这个错，有人见过吗？"]
@@ -183,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = make_parser(__doc__)
     parser.add_argument("--sample", type=int, choices=sorted(SAMPLES), default=1,
                         help="1: bench/blind (holdout and tune parts); 2: bench/blind2 (all held out); "
-                             "3 and 4: bench/blind3 and bench/blind4 (all for tuning)")
+                             "3 and 4: bench/blind3 and bench/blind4 (all for tuning); 5: bench/blind5 (all held out)")
     parser.add_argument("--part", choices=["holdout", "tune", "both"], default="holdout")
     parser.add_argument("--format", choices=["text", "json"], default="text")
     parser.add_argument("--failures", action="store_true", help="list the tune part's misses")

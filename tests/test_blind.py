@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import REPO
 
-SAMPLES = ("blind", "blind2", "blind3", "blind4")
+SAMPLES = ("blind", "blind2", "blind3", "blind4", "blind5")
 
 
 @pytest.mark.parametrize("sample", SAMPLES)
@@ -43,10 +43,11 @@ def test_every_label_names_a_paste_and_entries_that_exist(kb, sample):
     assert problems == []
 
 
-def test_eval_blind_refuses_to_list_misses_of_the_second_sample():
+@pytest.mark.parametrize("sample", ["2", "5"])
+def test_eval_blind_refuses_to_list_misses_of_a_held_out_sample(sample):
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-m", "bench.eval_blind", "--sample", "2", "--part", "tune", "--failures"],
+    done = subprocess.run([sys.executable, "-m", "bench.eval_blind", "--sample", sample, "--part", "tune", "--failures"],
                           cwd=REPO, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "nobody tunes on the holdout" in done.stderr
