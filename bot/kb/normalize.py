@@ -1,8 +1,9 @@
 """Turn a paste as Slack delivers it into the plain text a reader saw, with a map back.
 
 Slack escapes ``& < >``, wraps links and mentions in ``<…>``, and people paste inside code
-fences, with ANSI colours, CRLF line ends and invisible characters, or copy Visual Studio's Error List
-(tab-separated rows, read as the compiler's ``error CS0246: …``). Matching runs on the plain
+fences, with ANSI colours, CRLF line ends, invisible characters and a CI runner's timestamp on every line
+(``2024-05-01T12:00:00.1234567Z ``, which would hide a message printed at the start of its line), or copy
+Visual Studio's Error List (tab-separated rows, read as the compiler's ``error CS0246: …``). Matching runs on the plain
 text; :meth:`Normalized.original_span` maps a match back to offsets in the input as given.
 """
 
@@ -17,6 +18,7 @@ _REWRITES = re.compile(
     (?P<crlf>\r\n?)
   | (?P<ansi>\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_])
   | (?P<fence>```)
+  | (?m:^)(?P<stamp>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{7}Z[ \t]?)  # a runner's (GitHub, Azure) line timestamp
   | (?m:^)(?P<ide>Error|Warning|错误|警告)\t(?P<ide_code>[A-Z]{1,8}\d{2,6})\t  # Visual Studio's Error List row
   | <(?P<link>(?:https?|mailto|ftp)://[^|>\s]+|mailto:[^|>\s]+)(?:\|(?P<link_label>[^>]*))?>
   | <(?P<mention>[@#!][^|>\s]*)(?:\|(?P<mention_label>[^>]*))?>
@@ -119,7 +121,7 @@ def normalize(original: str) -> Normalized:
                 emit(m["link"], m.start("link"), m.end("link"), True)
         elif kind in ("mention", "mention_label"):
             emit(_mention_text(m["mention"], m["mention_label"]), m.start(), m.end(), False)
-        # ansi and drop emit nothing
+        # ansi, stamp and drop emit nothing
     emit(original[cursor:], cursor, len(original), True)
     text = "".join(pieces)
     return Normalized(text, original, tuple(plain_starts), tuple(orig_starts), tuple(verbatim), tuple(orig_ends))

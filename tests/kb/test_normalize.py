@@ -57,3 +57,29 @@ def test_a_visual_studio_error_list_row_reads_as_the_compiler_prints_it():
     assert lines[2].startswith("warning CS8618: 退出构造函数时")
     start = n.text.index("The type")
     assert pasted[slice(*n.original_span(start, start + 8))] == "The type"  # the map back still holds
+
+
+def test_a_ci_runners_timestamps_leave_each_line_starting_with_what_the_tool_printed():
+    pasted = ("2026-11-30T08:00:08.0540466Z Segmentation fault\r\n"
+              "2020-09-28T17:12:00.6705158Z ##[error]Process completed with exit code 139.\n"
+              "2026-03-04T12:00:01.123Z app log keeps its own timestamp")
+    n = normalize(pasted)
+    assert n.text.split("\n") == ["Segmentation fault", "##[error]Process completed with exit code 139.",
+                                  "2026-03-04T12:00:01.123Z app log keeps its own timestamp"]
+    assert pasted[slice(*n.original_span(0, 18))] == "Segmentation fault"
+
+
+def test_a_message_printed_at_the_start_of_its_line_is_matched_inside_a_pasted_ci_log(nccl_raw):
+    import copy
+
+    from bot.kb.entry import Entry
+    from bot.kb.matcher import Matcher
+
+    raw = copy.deepcopy(nccl_raw)
+    raw.update(id="cpp/segfault", domain="cpp", regex=r"(?m:^)Segmentation fault(?m:$)", signature="Segmentation fault")
+    matcher = Matcher({"cpp/segfault": Entry(raw)})
+    log = ("2026-11-30T08:00:05.0540463Z ##[group]Run ./scripts/build.sh\n"
+           "2026-11-30T08:00:08.0540466Z Segmentation fault\n"
+           "2026-11-30T08:00:09.0540467Z ##[endgroup]\n"
+           "2026-11-30T08:00:14.0540472Z ##[error]Process completed with exit code 1.")
+    assert [m.entry_id for m in matcher.match(log)] == ["cpp/segfault"]
