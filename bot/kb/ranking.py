@@ -45,11 +45,12 @@ _WARNING_LEVEL = re.compile(
       | level=(?:warn|warning|info|debug|trace)\b
       | [A-Z]\w*Warning:                     # Python warnings: UserWarning: …
     )""",
-    re.VERBOSE,
+    re.VERBOSE | re.MULTILINE,  # searched from a line's start: ``^`` must match there, not only at the text's
 )
 _QUIET_LEVEL = re.compile(
     r"(?:^|[\s\]|:])(?:(?:INFO|DEBUG|TRACE)(?=[:\]\s])"
-    r"|level=(?:info|debug|trace)\b)"
+    r"|level=(?:info|debug|trace)\b)",
+    re.MULTILINE,
 )
 # Where a new, separate Python or Java failure begins.
 _NEW_TRACEBACK = re.compile(r"^(?:\S.*?)?(?:Traceback \(most recent call last\):|Exception in thread )", re.M)

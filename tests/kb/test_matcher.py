@@ -258,6 +258,7 @@ def test_a_line_that_only_reports_a_failure_never_leads_while_a_cause_is_matched
 def test_an_error_message_logged_at_info_or_debug_level_gets_no_answer(wrapped):
     quiet = "DEBUG 06-12 19:58:31 [__init__.py:45] TPU platform is not available because: No module named 'libtpu'"
     assert wrapped.match(quiet) == []
+    assert wrapped.match("DEBUG 06-12 19:58:31 [__init__.py:35] Checking if TPU platform is available.\n" + quiet) == []
     assert wrapped.match("level=info msg=\"plugin skipped: No module named 'gizmo'\"") == []
     assert [m.entry_id for m in wrapped.match("ModuleNotFoundError: No module named 'libtpu'")] == [
         "python/module-not-found"]
