@@ -233,7 +233,8 @@ class Matcher:
 
         Regex hits and confident fallback answers are ranked together; a fallback answer is only
         looked for on error lines after the last regex hit (or anywhere when no regex hit is an
-        error), and it never beats a regex hit of the same incident."""
+        error), never on a line that only reports a failure (``error: command 'clang' failed with exit
+        code 1`` resembles every wrapper), and it never beats a regex hit of the same incident."""
         plain = paste if isinstance(paste, Normalized) else normalize(paste)
         hits = self._hits(plain)
         after = max((h.end for h in hits if h.severity >= SEVERITY_RANK["error"]), default=0)
@@ -242,7 +243,7 @@ class Matcher:
         for guess in guesses:
             if guess.confidence < MIN_CONFIDENCE:
                 break
-            if guess.entry_id not in found:
+            if guess.entry_id not in found and not consequence(guess.line):  # a report names no error to resemble
                 found.add(guess.entry_id)
                 end = guess.start + len(plain.line_at(guess.start))
                 hits.append(Hit(guess.entry_id, guess.start, end, False, True, self._severity_of[guess.entry_id],

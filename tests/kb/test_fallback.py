@@ -71,6 +71,12 @@ def test_a_wording_the_regex_misses_is_answered_with_its_confidence(kb_module):
     assert paste[found.span[0]:found.span[1]] == "fatal: detected dubious ownership in repository at /srv/app"
 
 
+def test_a_line_that_only_reports_a_failure_gets_no_fuzzy_answer(kb_module):
+    report = "      error: command '/usr/bin/clang' failed with exit code 1"  # setuptools, not npm
+    assert [g.confidence >= MIN_CONFIDENCE for g in kb_module.matcher.fallback.guess(report, sure=True)][:1] == [True]
+    assert kb_module.matcher.match(report) == []  # it resembles a wrapper entry, and names nothing itself
+
+
 def test_a_quoted_name_counts_only_where_the_regex_spells_it_out(fallback):
     # 'NoneType' is fixed in its entry's regex; 'requests' is only the signature's example
     ranked = [g.entry_id for g in fallback.guess("AttributeError: 'NoneType' object has no attribute 'shape'")]
