@@ -54,6 +54,10 @@ class Paste:
     severity: str  # as the matcher saw the paste alone: "warning" too for an error logged as a warning
     entry_severity: str
     shows: frozenset[str] = frozenset()  # packages whose version the paste shows
+    names: frozenset[str] = frozenset()  # every entry whose regex or fallback the paste alone matches
+
+
+NAMES = 10  # matches of a paste alone that are remembered (its other messages)
 
 
 def load_pastes(entries: Mapping[str, Entry], matcher, fixtures_dir: Path) -> list[Paste]:
@@ -62,10 +66,10 @@ def load_pastes(entries: Mapping[str, Entry], matcher, fixtures_dir: Path) -> li
     for entry in entries.values():
         for path in sorted((fixtures_dir / entry.id).glob("*.txt")):
             text = path.read_bytes().decode("utf-8", "replace")
-            found = matcher.match(normalize(text), limit=1)
+            found = matcher.match(normalize(text), limit=NAMES)
             if found and found[0].entry_id == entry.id:
                 out.append(Paste(entry.id, path, text, found[0].severity, entry.severity,
-                                 frozenset(revealed_versions(text))))
+                                 frozenset(revealed_versions(text)), frozenset(m.entry_id for m in found)))
     return out
 
 
@@ -109,7 +113,10 @@ def noisy_variants(paste: Paste, warnings: Sequence[Paste], failures: Sequence[P
                     warning.text.rstrip("\n") + "\n" + noise + body + _lines(key + "k", INFO, 1) + after))
     if paste.severity != "error":
         return out  # an error logged as a warning rightly loses to a real error elsewhere
-    earlier = [f for f in failures if f.entry_id != paste.entry_id and f.entry_id not in linked]
+    # unrelated: neither it nor any message it also holds is this entry or one the KB relates to it (a crash loop's
+    # cause, ``executable file not found``, inside another build's failure rightly wins as the cause)
+    earlier = [f for f in failures if f.entry_id != paste.entry_id and not (f.names | {f.entry_id}) & (linked | {
+        paste.entry_id})]
     for failure in _pick(key + "f", earlier, 1):
         gap = "\n".join([*RETRY, *_pick(key + "g", INFO, 6), *_pick(key + "q", PROGRESS, 4), *INFO[:4]])
         out.append((f"an earlier, retried failure of {failure.entry_id}",
