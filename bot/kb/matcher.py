@@ -34,8 +34,9 @@ from bot.kb.ranking import SEVERITY_RANK, Hit, cause_map, on_quiet_line, on_warn
 from bot.kb.regexes import Bound, RegexCache, counted_bounds, syntax_error
 from bot.kb.versions import parse_constraints
 
-# Compiled regexes are kept within this much (estimated) memory: the whole bundled KB fits.
-COMPILED_BUDGET = 96 << 20
+# Compiled regexes are kept within this much (estimated) memory: the whole bundled KB fits, with room to grow.
+# A hot set larger than the budget makes the least-recently-used cache recompile on every paste.
+COMPILED_BUDGET = 192 << 20
 # A regex validated within entry.REGEX_MAX_MEM may search with more: a counted repetition such as
 # [\s\S]{0,400} needs a larger DFA cache, without which RE2 falls back to its NFA (100x slower).
 # The DFA grows only as far as searches take it.

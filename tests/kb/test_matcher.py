@@ -211,6 +211,16 @@ def test_variants_of_one_message_are_not_run_on_each_others_pastes(nccl_raw):
         assert [m.entry_id for m in kb.match(paste)] == [wanted]
 
 
+def test_the_whole_bundled_kb_compiles_within_the_budget_with_room_to_grow(kb):
+    from bot.kb.matcher import Matcher
+
+    every = Matcher(kb.entries)
+    for index in range(len(every)):
+        every._compiled((index, 0))
+    info = every.cache_info()
+    assert info["evictions"] == 0 and info["bytes"] < info["budget"] * 0.9  # past it, pastes pay for recompiles
+
+
 def test_regexes_compiled_ahead_of_need_answer_the_same_and_stop_at_half_the_budget(kb):
     from bot.kb.matcher import Matcher
 
