@@ -115,8 +115,8 @@ def noisy_variants(paste: Paste, warnings: Sequence[Paste], failures: Sequence[P
         return out  # an error logged as a warning rightly loses to a real error elsewhere
     # unrelated: neither it nor any message it also holds is this entry or one the KB relates to it (a crash loop's
     # cause, ``executable file not found``, inside another build's failure rightly wins as the cause)
-    earlier = [f for f in failures if f.entry_id != paste.entry_id and not (f.names | {f.entry_id}) & (linked | {
-        paste.entry_id})]
+    related = linked | {paste.entry_id}
+    earlier = [f for f in failures if not ({f.entry_id} | f.names) & related]
     for failure in _pick(key + "f", earlier, 1):
         gap = "\n".join([*RETRY, *_pick(key + "g", INFO, 6), *_pick(key + "q", PROGRESS, 4), *INFO[:4]])
         out.append((f"an earlier, retried failure of {failure.entry_id}",

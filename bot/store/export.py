@@ -61,10 +61,10 @@ def with_suggestions(raw: dict[str, Any], fixes: Sequence[Suggested], live: Entr
 
     Each keeps its target's key (``team-fix-<id>``), so seeding the file claims the suggestion, votes and
     all, instead of adding it twice; ``success_rate`` carries its votes, and ``seed_success_rate`` is
-    null: nobody estimated it, so re-seeded it still starts from the weak prior and shows its votes only. Its
-    Chinese goes where the entry keeps Chinese (``""`` until written:
-    a Chinese reader then sees the English, marked untranslated); a fix written only in Chinese gets an
-    empty ``action`` marked ``needs_translation: "en"`` (English readers see the Chinese, marked)."""
+    null: nobody estimated it, so re-seeded it still starts from the weak prior and shows its votes only.
+    Its Chinese goes where the entry keeps Chinese (``""`` until written: a Chinese reader then sees the
+    English, marked untranslated); a fix written only in Chinese gets an empty ``action`` marked
+    ``needs_translation: "en"`` (English readers see the Chinese, marked)."""
     raw, overlay = copy.deepcopy(raw), copy.deepcopy(overlay)
     zh_list = raw.get("workarounds_zh") if "workarounds_zh" in raw else (overlay or {}).get("workarounds_zh")
     chinese_plain = raw.get("locale") == "zh"  # a team entry written in Chinese keeps Chinese in plain fields
